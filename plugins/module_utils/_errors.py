@@ -1,0 +1,81 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The errors of netpool.ipam: one exception class per SPEC error code.
+
+This is a private module: it may change at any time. Stores and the service
+raise these; modules, action plugins and the lookup translate them into
+``fail_json``/``AnsibleError`` at one place.
+"""
+
+
+class IpamError(Exception):
+    """A failure that the user can act on. ``code`` is the SPEC's ``error``."""
+
+    code = 'invalid_argument'
+
+    def __init__(self, msg, **details):
+        super(IpamError, self).__init__(msg)
+        self.msg = msg
+        self.details = details
+
+    def to_result(self):
+        """The keys a failed task returns besides ``failed``."""
+        result = dict(self.details)
+        result['msg'] = self.msg
+        result['error'] = self.code
+        return result
+
+
+class AddressInUse(IpamError):
+    code = 'address_in_use'
+
+
+class AddressOutOfPool(IpamError):
+    code = 'address_out_of_pool'
+
+
+class AddressExcluded(IpamError):
+    code = 'address_excluded'
+
+
+class PoolExhausted(IpamError):
+    code = 'pool_exhausted'
+
+
+class PoolNotFound(IpamError):
+    code = 'pool_not_found'
+
+
+class PoolOverlap(IpamError):
+    code = 'pool_overlap'
+
+
+class PoolInUse(IpamError):
+    code = 'pool_in_use'
+
+
+class InvalidArgument(IpamError):
+    code = 'invalid_argument'
+
+
+class StoreBusy(IpamError):
+    code = 'store_busy'
+
+
+class StoreUnavailable(IpamError):
+    code = 'store_unavailable'
+
+
+class StoreVersion(IpamError):
+    code = 'store_version'
+
+
+class Unsupported(IpamError):
+    code = 'unsupported'
+
+
+ERRORS = dict((cls.code, cls) for cls in (
+    AddressInUse, AddressOutOfPool, AddressExcluded, PoolExhausted, PoolNotFound, PoolOverlap,
+    PoolInUse, InvalidArgument, StoreBusy, StoreUnavailable, StoreVersion, Unsupported))

@@ -1,0 +1,214 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The objects of netpool.ipam: pools, subnets and reservations.
+
+This is a private module: it may change at any time. ``to_data()`` is the
+form a store keeps; ``to_dict()`` is what modules return (SPEC §2, §4.1).
+Addresses are held as Python ints with their IP version; spans are inclusive
+``(first, last)`` int pairs within one subnet.
+"""
+
+import copy
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+
+
+class Subnet(object):
+    """One subnet of a pool: a CIDR, its gateway and DNS, its ranges and exclusions."""
+
+    def __init__(self, network, gateway=None, dns=None, ranges=None, exclude=None):
+        self.network = network                  # netaddr.IPNetwork
+        self.version = network.version
+        self.first = int(network.first)
+        self.last = int(network.last)
+        self.gateway = gateway                  # int or None
+        self.dns = list(dns or [])              # canonical address strings
+        if ranges is None:
+            usable = iv.usable(network)
+            ranges = [usable] if usable else []
+        self.ranges = iv.merge(ranges)
+        self.exclude = iv.merge(exclude or [])
+
+    @property
+    def cidr(self):
+        return str(self.network.cidr)
+
+    @property
+    def prefix_length(self):
+        return self.network.prefixlen
+
+    def __contains__(self, n):
+        return self.first <= n <= self.last
+
+    def allocatable(self, carved=()):
+        """Addresses dynamic allocation may hand out: ranges less exclusions, the gateway
+        and ``carved`` spans (child pools)."""
+        removed = list(self.exclude) + list(carved)
+        if self.gateway is not None:
+            removed.append((self.gateway, self.gateway))
+        return iv.subtract(self.ranges, removed)
+
+    def is_excluded(self, n):
+        """True for an address a static request may only take with ``force``."""
+        if n == self.gateway or iv.contains(self.exclude, n):
+            return True
+        if self.version == 4 and self.network.prefixlen <= 30:
+            return n in (self.first, self.last)
+        if self.version == 6 and self.network.prefixlen <= 127:
+            return n == self.first
+        return False
+
+    def to_dict(self):
+        return {
+            'cidr': self.cidr,
+            'gateway': None if self.gateway is None else iv.to_str(self.version, self.gateway),
+            'dns': list(self.dns),
+            'ranges': [iv.format_span(self.version, a, b) for a, b in self.ranges],
+            'exclude': [iv.format_span(self.version, a, b) for a, b in self.exclude],
+        }
+
+    @classmethod
+    def from_dict(cls, data):
+        """Build a subnet from its stored (already validated) form."""
+        network = iv.parse_network(data['cidr'])
+        gateway = data.get('gateway')
+        return cls(
+            network,
+            gateway=None if gateway is None else int(iv.parse_address(gateway)),
+            dns=data.get('dns'),
+            ranges=[iv.parse_range(r)[1:] for r in data['ranges']],
+            exclude=[iv.parse_range(r)[1:] for r in data.get('exclude', [])],
+        )
+
+
+class Pool(object):
+    """A named set of subnets in a namespace."""
+
+    FIELDS = ('strategy', 'reuse_delay', 'description', 'metadata')
+
+    def __init__(self, namespace, name, subnets=None, parent=None, strategy='first', reuse_delay=0,
+                 description='', metadata=None, created_at=None, updated_at=None):
+        self.namespace = namespace
+        self.name = name
+        self.subnets = list(subnets or [])
+        self.parent = parent
+        self.strategy = strategy
+        self.reuse_delay = reuse_delay
+        self.description = description
+        self.metadata = dict(metadata or {})
+        self.created_at = created_at
+        self.updated_at = updated_at
+
+    def subnet_of(self, version, n):
+        """The subnet holding address ``n``, or None."""
+        for subnet in self.subnets:
+            if subnet.version == version and n in subnet:
+                return subnet
+        return None
+
+    def copy(self):
+        return copy.deepcopy(self)
+
+    def to_data(self):
+        return {
+            'namespace': self.namespace,
+            'name': self.name,
+            'subnets': [s.to_dict() for s in self.subnets],
+            'parent': self.parent,
+            'strategy': self.strategy,
+            'reuse_delay': self.reuse_delay,
+            'description': self.description,
+            'metadata': copy.deepcopy(self.metadata),
+            'created_at': self.created_at,
+            'updated_at': self.updated_at,
+        }
+
+    to_dict = to_data
+
+    @classmethod
+    def from_data(cls, data):
+        return cls(
+            data['namespace'], data['name'],
+            subnets=[Subnet.from_dict(s) for s in data['subnets']],
+            parent=data.get('parent'),
+            strategy=data.get('strategy', 'first'),
+            reuse_delay=data.get('reuse_delay', 0),
+            description=data.get('description', ''),
+            metadata=data.get('metadata'),
+            created_at=data.get('created_at'),
+            updated_at=data.get('updated_at'),
+        )
+
+
+class Reservation(object):
+    """One address held by ``(namespace, pool, owner, key)``."""
+
+    def __init__(self, namespace, pool, owner, key, version, address, static=False, metadata=None,
+                 created_at=None, updated_at=None, expires_at=None):
+        self.namespace = namespace
+        self.pool = pool
+        self.owner = owner
+        self.key = key
+        self.version = version
+        self.address = address
+        self.static = static
+        self.metadata = dict(metadata or {})
+        self.created_at = created_at
+        self.updated_at = updated_at
+        self.expires_at = expires_at
+
+    @property
+    def ident(self):
+        return (self.namespace, self.pool, self.owner, self.key)
+
+    @property
+    def address_key(self):
+        return iv.key(self.version, self.address)
+
+    @property
+    def address_str(self):
+        return iv.to_str(self.version, self.address)
+
+    def copy(self):
+        return copy.deepcopy(self)
+
+    def to_data(self):
+        return {
+            'namespace': self.namespace,
+            'pool': self.pool,
+            'owner': self.owner,
+            'key': self.key,
+            'address': self.address_str,
+            'static': self.static,
+            'metadata': copy.deepcopy(self.metadata),
+            'created_at': self.created_at,
+            'updated_at': self.updated_at,
+            'expires_at': self.expires_at,
+        }
+
+    @classmethod
+    def from_data(cls, data):
+        address = iv.parse_address(data['address'])
+        return cls(
+            data['namespace'], data['pool'], data['owner'], data['key'], address.version, int(address),
+            static=data.get('static', False), metadata=data.get('metadata'),
+            created_at=data.get('created_at'), updated_at=data.get('updated_at'),
+            expires_at=data.get('expires_at'),
+        )
+
+    def to_dict(self, subnet=None):
+        """The reservation as modules return it (SPEC §2), with its subnet's network facts."""
+        result = self.to_data()
+        result.update(prefix_length=None, cidr=None, netmask=None, network=None, gateway=None, dns=[])
+        if subnet is not None:
+            result.update(
+                prefix_length=subnet.prefix_length,
+                cidr='%s/%d' % (self.address_str, subnet.prefix_length),
+                netmask=str(subnet.network.netmask) if subnet.version == 4 else None,
+                network=subnet.cidr,
+                gateway=subnet.to_dict()['gateway'],
+                dns=list(subnet.dns),
+            )
+        return result

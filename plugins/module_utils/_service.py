@@ -1,0 +1,767 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The operations of netpool.ipam (SPEC §3), written once over a ``Store``.
+
+This is a private module: it may change at any time.
+
+Each public method is one all-or-nothing transaction: it returns a result
+dict (``changed``, ``diff`` and the objects of SPEC §4.1) or raises an
+``IpamError``, in which case the store is exactly as it was. ``check=True``
+does the same work and discards it.
+
+Free space is kept by the store as spans per pool: allocating the next
+address is one indexed look-up, whatever the number of held addresses.
+"""
+
+import random
+import re
+import time
+
+import netaddr
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+    AddressExcluded, AddressInUse, AddressOutOfPool, InvalidArgument, PoolExhausted, PoolInUse,
+    PoolNotFound, PoolOverlap)
+from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
+
+
+STRATEGIES = ('first', 'random')
+FAMILIES = {'ipv4': 4, 'ipv6': 6}
+MAP_LIMIT = 4096
+NAME_LIMIT = 255
+RANDOM_TRIES = 32
+_UNITS = {'s': 1, 'm': 60, 'h': 3600, 'd': 86400, 'w': 604800}
+
+
+def parse_duration(value, what):
+    """Seconds from an int or a string like ``90``, ``30m``, ``12h``, ``7d``."""
+    if isinstance(value, bool):
+        value = None
+    if isinstance(value, int):
+        seconds = value
+    else:
+        match = re.match(r'^\s*(\d+)\s*([smhdw]?)\s*$', value if isinstance(value, str) else '')
+        if not match:
+            raise InvalidArgument("%s must be a number of seconds or a duration like '30m', '12h' or '7d', got %r."
+                                  % (what, value))
+        seconds = int(match.group(1)) * _UNITS[match.group(2) or 's']
+    if seconds < 0:
+        raise InvalidArgument('%s must not be negative, got %r.' % (what, value))
+    return seconds
+
+
+def check_name(value, what):
+    """A namespace, pool, owner or key: a non-empty printable string of at most 255 characters."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidArgument('%s must be a non-empty string, got %r.' % (what, value))
+    if len(value) > NAME_LIMIT:
+        raise InvalidArgument('%s is %d characters long; at most %d are allowed.' % (what, len(value), NAME_LIMIT))
+    if not value.isprintable():
+        raise InvalidArgument('%s %r contains control characters.' % (what, value))
+    return value
+
+
+def check_metadata(value):
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidArgument('metadata must be a dict of names to strings, numbers or booleans, got %r.' % (value,))
+    for k, v in value.items():
+        check_name(k, 'a metadata name')
+        if v is None or not isinstance(v, (str, int, float, bool)):
+            raise InvalidArgument('metadata %r must be a string, a number or a boolean, got %r. '
+                                  'Nested values are not kept: flatten them.' % (k, v))
+    return dict(value)
+
+
+def _family(family):
+    if family is None:
+        return None
+    if family not in FAMILIES:
+        raise InvalidArgument("family must be 'ipv4' or 'ipv6', got %r." % (family,))
+    return FAMILIES[family]
+
+
+def _as_list(value, what):
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, (list, tuple)):
+        raise InvalidArgument('%s must be a string or a list of strings, got %r.' % (what, value))
+    return list(value)
+
+
+def _address(text, what='address'):
+    try:
+        a = iv.parse_address(text)
+    except (ValueError, TypeError) as e:
+        raise InvalidArgument('%s: %s' % (what, e))
+    return a.version, int(a)
+
+
+def _usable_only(subnet, spans):
+    """Spans less the subnet's network/broadcast (IPv6: subnet-router) addresses."""
+    usable = iv.usable(subnet.network)
+    return iv.intersect(spans, [usable] if usable else [])
+
+
+class Service(object):
+    """SPEC §3 over one store. ``clock`` returns epoch seconds (tests move it)."""
+
+    def __init__(self, store, clock=time.time, rng=None):
+        self.store = store
+        self.clock = clock
+        self.rng = rng or random.SystemRandom()
+
+    # -- helpers --------------------------------------------------------
+    def _stamp(self, offset=0):
+        return time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(int(self.clock()) + offset))
+
+    def _history(self, obj, action, namespace, pool=None, old=None, new=None, reservation=None):
+        entry = {'time': self._stamp(), 'namespace': namespace, 'pool': pool, 'object': obj, 'action': action,
+                 'owner': None, 'key': None, 'address': None, 'old': old, 'new': new}
+        if reservation is not None:
+            entry.update(owner=reservation.owner, key=reservation.key, address=reservation.address_str)
+        self.store.add_history(entry)
+
+    def _pool(self, namespace, name):
+        pool = self.store.get_pool(namespace, name)
+        if pool is None:
+            raise PoolNotFound("Pool '%s' does not exist in namespace '%s'. Create it with netpool.ipam.pool first."
+                               % (name, namespace))
+        return pool
+
+    def _children(self, pool):
+        return [p for p in self.store.list_pools(pool.namespace) if p.parent == pool.name]
+
+    @staticmethod
+    def _carved(subnet, children):
+        """The spans of ``subnet`` given to child pools."""
+        spans = []
+        for child in children:
+            for cs in child.subnets:
+                if cs.version == subnet.version and cs.first <= subnet.last and cs.last >= subnet.first:
+                    spans.append((cs.first, cs.last))
+        return iv.merge(spans)
+
+    def _allocatable(self, pool, subnet, children=None):
+        if children is None:
+            children = self._children(pool)
+        return subnet.allocatable(self._carved(subnet, children))
+
+    def _reservation_dict(self, r, pool=None):
+        if pool is None:
+            pool = self.store.get_pool(r.namespace, r.pool)
+        return r.to_dict(pool.subnet_of(r.version, r.address) if pool else None)
+
+    def _stats(self, pool, children=None):
+        """size/used/free/utilization of the pool and of each of its subnets."""
+        if children is None:
+            children = self._children(pool)
+        reservations = self.store.find_reservations(pool.namespace, pool.name)
+        now = self._stamp()
+        subnets, total = [], {'size': 0, 'used': 0, 'free': 0}
+        for subnet in pool.subnets:
+            size = iv.count(self._allocatable(pool, subnet, children))
+            free = sum(b - a + 1 for _v, a, b in
+                       self.store.free_spans(pool.namespace, pool.name, subnet.version, subnet.first, subnet.last))
+            used = sum(1 for r in reservations if r.version == subnet.version and r.address in subnet)
+            subnets.append({'size': size, 'used': used, 'free': free, 'utilization': _percent(size - free, size)})
+            for k in total:
+                total[k] += subnets[-1][k]
+        total['utilization'] = _percent(total['size'] - total['free'], total['size'])
+        total['leased'] = sum(1 for r in reservations if r.expires_at)
+        total['expired'] = sum(1 for r in reservations if r.expires_at and r.expires_at <= now)
+        return total, subnets
+
+    def _pool_dict(self, pool, children=None, with_map=False):
+        if children is None:
+            children = self._children(pool)
+        result = pool.to_dict()
+        total, per_subnet = self._stats(pool, children)
+        result.update(total)
+        result['children'] = sorted(c.name for c in children)
+        for subnet, data, stats in zip(pool.subnets, result['subnets'], per_subnet):
+            data.update(stats)
+            if with_map:
+                data['map'] = self._map(pool, subnet, children)
+        return result
+
+    def _map(self, pool, subnet, children):
+        """Per range of at most MAP_LIMIT addresses: X held, . free, - excluded (Ganeti's map)."""
+        allocatable = self._allocatable(pool, subnet, children)
+        maps = []
+        for first, last in subnet.ranges:
+            entry = {'range': iv.format_span(subnet.version, first, last), 'map': None}
+            if last - first + 1 <= MAP_LIMIT:
+                held = set(r.address for r in self.store.find_reservations(
+                    pool.namespace, pool.name, version=subnet.version, first=first, last=last))
+                entry['map'] = ''.join(
+                    'X' if n in held else '.' if iv.contains(allocatable, n) else '-' for n in range(first, last + 1))
+            maps.append(entry)
+        return maps
+
+    # free space --------------------------------------------------------
+    def _refresh_free(self, pool, children=None):
+        """Rebuild the pool's free spans from its subnets (after a change of its shape)."""
+        if children is None:
+            children = self._children(pool)
+        held = {}
+        for r in self.store.find_reservations(pool.namespace, pool.name):
+            held.setdefault(r.version, []).append((r.address, r.address))
+        for v, n, _until in self.store.released(pool.namespace, pool.name):
+            held.setdefault(v, []).append((n, n))
+        self.store.clear_free(pool.namespace, pool.name)
+        for subnet in pool.subnets:
+            spans = iv.subtract(self._allocatable(pool, subnet, children), held.get(subnet.version, []))
+            self.store.add_free(pool.namespace, pool.name, [(subnet.version, a, b) for a, b in spans])
+
+    def _take(self, pool, version, n):
+        span = self.store.free_at(pool.namespace, pool.name, version, n)
+        if span is None:
+            return
+        _v, first, last = span
+        self.store.remove_free(pool.namespace, pool.name, [span])
+        self.store.add_free(pool.namespace, pool.name,
+                            [(version, a, b) for a, b in ((first, n - 1), (n + 1, last)) if a <= b])
+
+    def _give(self, pool, version, n, children=None):
+        """Return a released address to dynamic allocation, if it is allocatable."""
+        subnet = pool.subnet_of(version, n)
+        if subnet is None or not iv.contains(self._allocatable(pool, subnet, children), n):
+            return
+        if self.store.free_at(pool.namespace, pool.name, version, n):
+            return
+        first = last = n
+        merged = []
+        if n > subnet.first:
+            left = self.store.free_at(pool.namespace, pool.name, version, n - 1)
+            if left:
+                merged.append(left)
+                first = left[1]
+        if n < subnet.last:
+            right = self.store.free_at(pool.namespace, pool.name, version, n + 1)
+            if right:
+                merged.append(right)
+                last = right[2]
+        self.store.remove_free(pool.namespace, pool.name, merged)
+        self.store.add_free(pool.namespace, pool.name, [(version, first, last)])
+
+    def _release(self, r, pool, action='release', children=None):
+        self.store.delete_reservation(r)
+        if pool is not None:
+            if pool.reuse_delay:
+                self.store.add_released(r.namespace, r.pool, r.version, r.address, self._stamp(pool.reuse_delay))
+            else:
+                self._give(pool, r.version, r.address, children)
+        self._history('reservation', action, r.namespace, r.pool, old=r.to_data(), reservation=r)
+
+    def _expire(self, pool):
+        """Release the pool's expired leases and end reuse delays that are over (SPEC §3.3, §3.5)."""
+        now = self._stamp()
+        expired = self.store.find_reservations(pool.namespace, pool.name, expires_before=now)
+        due = self.store.released(pool.namespace, pool.name, due=now)
+        if not expired and not due:
+            return
+        children = self._children(pool)
+        for r in expired:
+            self._release(r, pool, 'expire', children)
+        for v, n, _until in due:
+            self.store.remove_released(pool.namespace, pool.name, v, n)
+            self._give(pool, v, n, children)
+
+    def _pick(self, pool, subnets):
+        """A free address of the first subnet that has one, by the pool's strategy."""
+        for subnet in subnets:
+            if pool.strategy == 'random':
+                n = self._pick_random(pool, subnet)
+            else:
+                span = self.store.free_first(pool.namespace, pool.name, subnet.version, subnet.first, subnet.last)
+                n = span[1] if span else None
+            if n is not None:
+                return subnet, n
+        return None, None
+
+    def _pick_random(self, pool, subnet):
+        """Uniform over the subnet's free addresses without listing them while the subnet is sparse:
+        draw from its ranges until a draw is free; once draws keep missing, pick among the free spans."""
+        total = iv.count(subnet.ranges)
+        for _ in range(RANDOM_TRIES if total else 0):
+            n = iv.nth(subnet.ranges, self.rng.randrange(total))
+            if self.store.free_at(pool.namespace, pool.name, subnet.version, n):
+                return n
+        spans = [(a, b) for _v, a, b in
+                 self.store.free_spans(pool.namespace, pool.name, subnet.version, subnet.first, subnet.last)]
+        free = iv.count(spans)
+        return iv.nth(spans, self.rng.randrange(free)) if free else None
+
+    # -- input ----------------------------------------------------------
+    def _subnet(self, spec, old=None, force=False):
+        """A Subnet from a module's subnet dict; keys not given keep ``old``'s values."""
+        if not isinstance(spec, dict):
+            raise InvalidArgument('Each subnet must be a dict with at least cidr, got %r.' % (spec,))
+        unknown = set(spec) - set(('cidr', 'gateway', 'dns', 'ranges', 'exclude'))
+        if unknown:
+            raise InvalidArgument('Unknown subnet option(s) %s; a subnet takes cidr, gateway, dns, ranges and exclude.'
+                                  % ', '.join(sorted(unknown)))
+        if not spec.get('cidr'):
+            raise InvalidArgument('A subnet needs a cidr such as 10.0.0.0/24, got %r.' % (spec,))
+        try:
+            network = iv.parse_network(spec['cidr'])
+        except (ValueError, TypeError) as e:
+            raise InvalidArgument('subnet cidr: %s' % e)
+        cidr = str(network.cidr)
+        gateway = old.gateway if old is not None and spec.get('gateway') is None else None
+        if spec.get('gateway') is not None:
+            version, gateway = _address(spec['gateway'], 'gateway')
+            if version != network.version or not network.first <= gateway <= network.last:
+                raise InvalidArgument('The gateway %s is outside the subnet %s.' % (spec['gateway'], cidr))
+        dns = old.dns if old is not None and spec.get('dns') is None else []
+        if spec.get('dns') is not None:
+            dns = [iv.to_str(*_address(d, 'dns')) for d in _as_list(spec['dns'], 'dns')]
+        subnet = Subnet(network, gateway=gateway, dns=dns)
+        ranges = self._spans(subnet, spec.get('ranges'), 'ranges')
+        if ranges is not None:
+            subnet.ranges = iv.merge(ranges if force else _usable_only(subnet, ranges))
+        elif old is not None:
+            subnet.ranges = old.ranges
+        exclude = self._spans(subnet, spec.get('exclude'), 'exclude')
+        subnet.exclude = iv.merge(exclude) if exclude is not None else (old.exclude if old is not None else [])
+        return subnet
+
+    @staticmethod
+    def _spans(subnet, specs, what):
+        specs = _as_list(specs, what)
+        if specs is None:
+            return None
+        spans = []
+        for spec in specs:
+            try:
+                version, first, last = iv.parse_range(spec)
+            except (ValueError, TypeError) as e:
+                raise InvalidArgument('%s: %s' % (what, e))
+            if version != subnet.version or first < subnet.first or last > subnet.last:
+                raise InvalidArgument('The range %s in %s lies outside the subnet %s.' % (spec, what, subnet.cidr))
+            spans.append((first, last))
+        return spans
+
+    def _check_overlap(self, pool):
+        """pool_overlap unless the pool's subnets are clear of every other pool of the namespace."""
+        seen = []
+        for subnet in pool.subnets:
+            for other in seen:
+                if other.version == subnet.version and other.first <= subnet.last and subnet.first <= other.last:
+                    raise InvalidArgument('The subnets %s and %s of pool %s overlap; give each address once.'
+                                          % (other.cidr, subnet.cidr, pool.name))
+            seen.append(subnet)
+        for other in self.store.list_pools(pool.namespace):
+            if other.name == pool.name or other.name == pool.parent or other.parent == pool.name:
+                continue
+            for subnet in pool.subnets:
+                for theirs in other.subnets:
+                    if theirs.version == subnet.version and theirs.first <= subnet.last and subnet.first <= theirs.last:
+                        raise PoolOverlap("The subnet %s of pool '%s' overlaps %s of pool '%s' in namespace '%s'. "
+                                          "Pools of one namespace may not overlap: choose another subnet or namespace."
+                                          % (subnet.cidr, pool.name, theirs.cidr, other.name, pool.namespace),
+                                          pool=other.name)
+
+    # -- pools (SPEC §3.4, §3.6) ------------------------------------------
+    def pool(self, name, namespace='default', state='present', subnets=None, parent=None, prefix_length=None,
+             strategy=None, reuse_delay=None, description=None, metadata=None, force=False, check=False):
+        check_name(namespace, 'namespace')
+        check_name(name, 'pool name')
+        if state not in ('present', 'absent'):
+            raise InvalidArgument("state must be 'present' or 'absent', got %r." % (state,))
+        if strategy is not None and strategy not in STRATEGIES:
+            raise InvalidArgument("strategy must be 'first' or 'random', got %r." % (strategy,))
+        if reuse_delay is not None:
+            reuse_delay = parse_duration(reuse_delay, 'reuse_delay')
+        metadata = check_metadata(metadata)
+        if subnets is not None and (not isinstance(subnets, list) or not subnets):
+            raise InvalidArgument('subnets must be a non-empty list of subnets (each with a cidr).')
+        if parent is not None:
+            check_name(parent, 'parent')
+            if parent == name:
+                raise InvalidArgument("Pool '%s' cannot be its own parent." % name)
+            if subnets is not None:
+                raise InvalidArgument('A child pool takes parent and prefix_length, not subnets: '
+                                      'its subnet is carved from the parent.')
+            if prefix_length is None:
+                raise InvalidArgument('parent needs prefix_length: the size of the prefix to carve from it.')
+        if prefix_length is not None and (parent is None or isinstance(prefix_length, bool)
+                                          or not isinstance(prefix_length, int) or not 0 <= prefix_length <= 128):
+            raise InvalidArgument('prefix_length must be an integer from 0 to 128, given with parent.')
+        with self.store.transaction(commit=not check):
+            self.store.lock_namespace(namespace)
+            old = self.store.get_pool(namespace, name)
+            if state == 'absent':
+                return self._delete_pool(old, force)
+            if old is None and parent is None and subnets is None:
+                raise InvalidArgument("Pool '%s' does not exist in namespace '%s': give subnets (or cidr) to "
+                                      "create it, or parent and prefix_length to carve it." % (name, namespace))
+            now = self._stamp()
+            if old is None:
+                new = Pool(namespace, name, created_at=now)
+            else:
+                new = old.copy()
+            for field, value in (('strategy', strategy), ('reuse_delay', reuse_delay),
+                                 ('description', description), ('metadata', metadata)):
+                if value is not None:
+                    setattr(new, field, value)
+            if parent is not None:
+                self._carve(old, new, parent, prefix_length)
+            elif subnets is not None:
+                if old is not None and old.parent is not None:
+                    raise InvalidArgument("Pool '%s' is a child of '%s': its subnet is carved, not given."
+                                          % (name, old.parent))
+                olds = dict((s.cidr, s) for s in old.subnets) if old else {}
+                new.subnets = []
+                for spec in subnets:
+                    cidr = None
+                    if isinstance(spec, dict) and spec.get('cidr'):
+                        try:
+                            cidr = str(iv.parse_network(spec['cidr']).cidr)
+                        except (ValueError, TypeError):
+                            pass
+                    new.subnets.append(self._subnet(spec, olds.get(cidr), force))
+            if old is not None and new.to_data() == old.to_data():
+                return self._pool_result(False, old, new)
+            new.updated_at = now
+            if new.parent is None:
+                self._check_overlap(new)
+            children = self._children(new)
+            self._check_shrink(old, new, children, force)
+            self.store.save_pool(new)
+            self._refresh_free(new, children)
+            if new.parent is not None:
+                self._refresh_free(self.store.get_pool(namespace, new.parent))
+            self._history('pool', 'create' if old is None else 'update', namespace, name,
+                          old=old.to_data() if old else None, new=new.to_data())
+            return self._pool_result(True, old, new, children)
+
+    def _pool_result(self, changed, old, new, children=None):
+        before = old.to_data() if old is not None else {}
+        return {'changed': changed, 'pool': self._pool_dict(new, children),
+                'diff': {'before': before, 'after': new.to_data()}}
+
+    def _check_shrink(self, old, new, children, force):
+        """pool_in_use if the new subnets leave reservations (or child pools) outside; force releases them."""
+        if old is None:
+            return
+        for child in children:
+            for cs in child.subnets:
+                if not any(s.version == cs.version and s.first <= cs.first and cs.last <= s.last for s in new.subnets):
+                    raise PoolInUse("The child pool '%s' (%s) would lie outside pool '%s'. Remove the child pool first."
+                                    % (child.name, cs.cidr, new.name), pools=[child.name])
+        outside = [r for r in self.store.find_reservations(new.namespace, new.name)
+                   if new.subnet_of(r.version, r.address) is None]
+        if outside and not force:
+            raise PoolInUse("The change to pool '%s' would leave %d reservation(s) outside every subnet: %s. "
+                            "Release them first, or set force: true to release them."
+                            % (new.name, len(outside), ', '.join(r.address_str for r in outside[:20])),
+                            addresses=[r.address_str for r in outside])
+        for r in outside:
+            self.store.delete_reservation(r)
+            self._history('reservation', 'release', r.namespace, r.pool, old=r.to_data(), reservation=r)
+
+    def _carve(self, old, new, parent_name, prefix_length):
+        """Give ``new`` the first free aligned /prefix_length of its parent (SPEC §3.6)."""
+        if old is not None:
+            if old.parent != parent_name:
+                raise InvalidArgument("Pool '%s' exists and is not a child of '%s'. Pools do not change parents: "
+                                      "delete it first." % (old.name, parent_name))
+            if old.subnets[0].prefix_length != prefix_length:
+                raise InvalidArgument("Child pool '%s' has the prefix %s; it cannot be resized to /%d. Delete it "
+                                      "and create it again." % (old.name, old.subnets[0].cidr, prefix_length))
+            return
+        parent = self._pool(new.namespace, parent_name)
+        siblings = self._children(parent)
+        held = [(r.version, r.address) for r in self.store.find_reservations(parent.namespace, parent.name)]
+        for subnet in parent.subnets:
+            bits = 32 if subnet.version == 4 else 128
+            if not subnet.prefix_length <= prefix_length <= bits:
+                continue
+            obstacles = self._carved(subnet, siblings) + [(n, n) for v, n in held if v == subnet.version]
+            start = iv.first_aligned_block(iv.merge(obstacles), subnet.first, subnet.last,
+                                           1 << (bits - prefix_length))
+            if start is not None:
+                network = netaddr.IPNetwork('%s/%d' % (iv.to_str(subnet.version, start), prefix_length))
+                new.subnets = [Subnet(network)]
+                new.parent = parent_name
+                return
+        raise PoolExhausted("Pool '%s' has no free /%d left for child pool '%s'." % (parent_name, prefix_length,
+                                                                                    new.name))
+
+    def _delete_pool(self, pool, force):
+        if pool is None:
+            return {'changed': False, 'pool': {}, 'diff': {'before': {}, 'after': {}}}
+        children = self._children(pool)
+        reservations = self.store.find_reservations(pool.namespace, pool.name)
+        if (children or reservations) and not force:
+            raise PoolInUse("Pool '%s' still has %d reservation(s) and %d child pool(s)%s. Release them first, "
+                            "or set force: true to delete them with the pool."
+                            % (pool.name, len(reservations), len(children),
+                               (' (%s)' % ', '.join(c.name for c in children)) if children else ''),
+                            addresses=[r.address_str for r in reservations], pools=[c.name for c in children])
+        for child in children:
+            self._delete_pool(child, force)
+        for r in reservations:
+            self.store.delete_reservation(r)
+            self._history('reservation', 'release', r.namespace, r.pool, old=r.to_data(), reservation=r)
+        self.store.delete_pool(pool.namespace, pool.name)
+        self._history('pool', 'delete', pool.namespace, pool.name, old=pool.to_data())
+        if pool.parent is not None:
+            parent = self.store.get_pool(pool.namespace, pool.parent)
+            if parent is not None:
+                self._refresh_free(parent)
+        return {'changed': True, 'pool': {}, 'diff': {'before': pool.to_data(), 'after': {}}}
+
+    # -- ranges (SPEC §3.4) -----------------------------------------------
+    def range(self, pool, ranges, namespace='default', kind='allocatable', state='present', force=False,
+              check=False):
+        check_name(namespace, 'namespace')
+        check_name(pool, 'pool')
+        if kind not in ('allocatable', 'excluded'):
+            raise InvalidArgument("kind must be 'allocatable' or 'excluded', got %r." % (kind,))
+        if state not in ('present', 'absent'):
+            raise InvalidArgument("state must be 'present' or 'absent', got %r." % (state,))
+        specs = _as_list(ranges, 'range')
+        if not specs:
+            raise InvalidArgument('range needs at least one range spec such as 10.0.0.10-10.0.0.50.')
+        with self.store.transaction(commit=not check):
+            self.store.lock_pool(namespace, pool)
+            old = self._pool(namespace, pool)
+            new = old.copy()
+            for spec in specs:
+                try:
+                    version, first, last = iv.parse_range(spec)
+                except (ValueError, TypeError) as e:
+                    raise InvalidArgument('range: %s' % e)
+                subnet = next((s for s in new.subnets if s.version == version and s.first <= first
+                               and last <= s.last), None)
+                if subnet is None:
+                    raise AddressOutOfPool("The range %s is not inside one subnet of pool '%s' (%s)."
+                                           % (spec, pool, ', '.join(s.cidr for s in new.subnets)))
+                attr = 'ranges' if kind == 'allocatable' else 'exclude'
+                spans = [(first, last)]
+                if state == 'present':
+                    if kind == 'allocatable' and not force:
+                        spans = _usable_only(subnet, spans)
+                    setattr(subnet, attr, iv.merge(getattr(subnet, attr) + spans))
+                else:
+                    setattr(subnet, attr, iv.subtract(getattr(subnet, attr), spans))
+            if new.to_data() == old.to_data():
+                return self._pool_result(False, old, old)
+            new.updated_at = self._stamp()
+            self.store.save_pool(new)
+            self._refresh_free(new)
+            self._history('range', 'add' if state == 'present' else 'remove', namespace, pool,
+                          old=old.to_data(), new=new.to_data())
+            return self._pool_result(True, old, new)
+
+    # -- reservations (SPEC §3.1–§3.3, §3.5, §3.7) --------------------------
+    def reserve(self, pool, owner, key='default', namespace='default', address=None, family=None, metadata=None,
+                ttl=None, force=False, reassign=False, check=False):
+        check_name(namespace, 'namespace')
+        check_name(pool, 'pool')
+        check_name(owner, 'owner')
+        check_name(key, 'key')
+        metadata = check_metadata(metadata)
+        version = _family(family)
+        if ttl is not None:
+            ttl = parse_duration(ttl, 'ttl')
+            if ttl == 0:
+                raise InvalidArgument('ttl must be at least one second; leave it out for a reservation that '
+                                      'never expires.')
+        wanted = None
+        if address is not None:
+            wanted = _address(address)
+            if version is not None and wanted[0] != version:
+                raise InvalidArgument('address %s is not of family %s.' % (address, family))
+        if reassign and wanted is None:
+            raise InvalidArgument('reassign needs address: the address to take over.')
+        # A rerun that changes nothing only reads: no write lock, no write.
+        with self.store.transaction(write=False):
+            current = self.store.get_reservation(namespace, pool, owner, key)
+            if current is not None and ttl is None and (metadata is None or metadata == current.metadata) \
+                    and (current.expires_at is None or current.expires_at > self._stamp()) \
+                    and (wanted is None or wanted == (current.version, current.address)) \
+                    and (version is None or version == current.version):
+                r = self._reservation_dict(current)
+                return {'changed': False, 'reservation': r, 'diff': {'before': r, 'after': r}}
+        with self.store.transaction(commit=not check):
+            self.store.lock_pool(namespace, pool)
+            p = self._pool(namespace, pool)
+            self._expire(p)
+            current = self.store.get_reservation(namespace, pool, owner, key)
+            before = self._reservation_dict(current, p) if current else {}
+            if wanted is None:
+                result = self._reserve_dynamic(p, current, owner, key, version)
+            else:
+                result = self._reserve_static(p, current, owner, key, wanted, force, reassign)
+            r, predicted = result
+            now = self._stamp()
+            if metadata is not None:
+                r.metadata = metadata
+            if ttl is not None:
+                r.expires_at = self._stamp(ttl)
+            if current is not None and r.to_data() == current.to_data():
+                return {'changed': False, 'reservation': before, 'diff': {'before': before, 'after': before}}
+            r.updated_at = now
+            if current is None:
+                r.created_at = now
+            self.store.save_reservation(r)
+            if current is None:
+                action = 'reserve'
+            elif current.address != r.address or current.version != r.version:
+                action = 'move'
+            elif current.expires_at != r.expires_at:
+                action = 'renew'
+            else:
+                action = 'update'
+            self._history('reservation', action, namespace, pool, old=current.to_data() if current else None,
+                          new=r.to_data(), reservation=r)
+            after = self._reservation_dict(r, p)
+            if predicted and check:
+                after['predicted'] = True
+            return {'changed': True, 'reservation': after, 'diff': {'before': before, 'after': after}}
+
+    def _reserve_dynamic(self, pool, current, owner, key, version):
+        if current is not None:
+            if version is not None and current.version != version:
+                raise InvalidArgument("%s/%s already holds %s in pool '%s', not an IPv%d address. Use another key "
+                                      "for each family." % (owner, key, current.address_str, pool.name, version))
+            return current.copy(), False
+        subnets = [s for s in pool.subnets if version is None or s.version == version]
+        if not subnets:
+            raise InvalidArgument("Pool '%s' has no IPv%d subnet." % (pool.name, version))
+        subnet, n = self._pick(pool, subnets)
+        if n is None:
+            raise PoolExhausted("Pool '%s' has no free %saddress left for %s/%s. Add a range or a subnet, or release "
+                                "addresses." % (pool.name, 'IPv%d ' % version if version else '', owner, key))
+        self._take(pool, subnet.version, n)
+        return Reservation(pool.namespace, pool.name, owner, key, subnet.version, n), True
+
+    def _reserve_static(self, pool, current, owner, key, wanted, force, reassign):
+        version, n = wanted
+        text = iv.to_str(version, n)
+        if current is not None and (current.version, current.address) == wanted:
+            return current.copy(), False
+        subnet = pool.subnet_of(version, n)
+        if subnet is None:
+            raise AddressOutOfPool("%s is not in any subnet of pool '%s' (%s)."
+                                   % (text, pool.name, ', '.join(s.cidr for s in pool.subnets)))
+        holder = self.store.holder(pool.namespace, version, n)
+        if holder is not None and holder.expires_at and holder.expires_at <= self._stamp():
+            self._release(holder, self.store.get_pool(holder.namespace, holder.pool), 'expire')
+            holder = None
+        if holder is not None and not reassign:
+            raise AddressInUse("%s is already held by owner '%s' key '%s' in pool '%s'. Choose another address, "
+                               "release it first, or set reassign: true to take it over."
+                               % (text, holder.owner, holder.key, holder.pool),
+                               holder={'pool': holder.pool, 'owner': holder.owner, 'key': holder.key})
+        children = self._children(pool)
+        if not force and (subnet.is_excluded(n) or iv.contains(self._carved(subnet, children), n)):
+            raise AddressExcluded("%s is excluded from pool '%s' (an exclusion, the gateway, the network or "
+                                  "broadcast address, or a child pool). Set force: true to reserve it anyway."
+                                  % (text, pool.name))
+        if holder is not None:
+            self.store.delete_reservation(holder)
+            self._history('reservation', 'reassign', holder.namespace, holder.pool, old=holder.to_data(),
+                          new={'owner': owner, 'key': key, 'pool': pool.name}, reservation=holder)
+        self.store.remove_released(pool.namespace, pool.name, version, n)
+        self._take(pool, version, n)
+        if current is not None:
+            self.store.delete_reservation(current)
+            if pool.reuse_delay:
+                self.store.add_released(pool.namespace, pool.name, current.version, current.address,
+                                        self._stamp(pool.reuse_delay))
+            else:
+                self._give(pool, current.version, current.address, children)
+            r = current.copy()
+            r.version, r.address = version, n
+        else:
+            r = Reservation(pool.namespace, pool.name, owner, key, version, n)
+        r.static = True
+        return r, False
+
+    def release(self, namespace='default', pool=None, owner=None, key=None, keep_owners=None, check=False):
+        check_name(namespace, 'namespace')
+        if pool is not None:
+            check_name(pool, 'pool')
+        if keep_owners is not None:
+            if owner is not None or key is not None:
+                raise InvalidArgument('keep_owners sweeps a whole pool: give it without owner and key.')
+            if pool is None:
+                raise InvalidArgument('keep_owners needs pool: the pool to sweep.')
+            if not isinstance(keep_owners, (list, tuple)):
+                raise InvalidArgument('keep_owners must be a list of owners, got %r.' % (keep_owners,))
+            keep = set(keep_owners)
+        else:
+            if owner is None:
+                raise InvalidArgument('Releasing needs owner (and optionally key and pool), or pool and keep_owners '
+                                      'to sweep every other owner.')
+            check_name(owner, 'owner')
+            if key is not None:
+                check_name(key, 'key')
+            if key is not None and pool is None:
+                raise InvalidArgument('key needs pool: a key names a reservation within one pool.')
+        with self.store.transaction(commit=not check):
+            if pool is not None:
+                self.store.lock_pool(namespace, pool)
+            if keep_owners is not None:
+                targets = [r for r in self.store.find_reservations(namespace, pool) if r.owner not in keep]
+            else:
+                targets = self.store.find_reservations(namespace, pool, owner, key)
+            pools, released = {}, []
+            for r in targets:
+                if r.pool not in pools:
+                    pools[r.pool] = self.store.get_pool(namespace, r.pool)
+                released.append(self._reservation_dict(r, pools[r.pool]))
+                self._release(r, pools[r.pool])
+            return {'changed': bool(released), 'released': released,
+                    'diff': {'before': {'reservations': released}, 'after': {'reservations': []}}}
+
+    # -- reading --------------------------------------------------------
+    def get(self, pool, owner, key='default', namespace='default'):
+        """The reservation dict, or None (the lookup without allocate)."""
+        with self.store.transaction(write=False):
+            r = self.store.get_reservation(namespace, pool, owner, key)
+            if r is None or (r.expires_at and r.expires_at <= self._stamp()):
+                return None
+            return self._reservation_dict(r)
+
+    def info(self, namespace='default', pool=None, owner=None, key=None, address=None, history=False,
+             map=False):
+        check_name(namespace, 'namespace')
+        wanted = _address(address) if address is not None else None
+        with self.store.transaction(write=False):
+            pools = self.store.list_pools(namespace)
+            by_name = dict((p.name, p) for p in pools)
+            if pool is not None:
+                if pool not in by_name:
+                    raise PoolNotFound("Pool '%s' does not exist in namespace '%s'." % (pool, namespace))
+                shown = [by_name[pool]]
+            else:
+                shown = pools
+            result = {'changed': False, 'pools': []}
+            for p in shown:
+                children = [c for c in pools if c.parent == p.name]
+                result['pools'].append(self._pool_dict(p, children, with_map=map))
+            reservations = self.store.find_reservations(namespace, pool, owner, key)
+            if wanted is not None:
+                reservations = [r for r in reservations if (r.version, r.address) == wanted]
+            result['reservations'] = [self._reservation_dict(r, by_name.get(r.pool)) for r in reservations]
+            if history:
+                result['history'] = self.store.find_history(
+                    namespace, pool, owner, iv.to_str(*wanted) if wanted else None)
+            return result
+
+
+def _percent(part, whole):
+    return round(100.0 * part / whole, 2) if whole else 0.0
+

@@ -1,0 +1,156 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The store interface: where pools, reservations, free spans and history are kept.
+
+This is a private module: it may change at any time.
+
+A store knows nothing about allocation: it keeps objects and answers indexed
+questions ("the first free span of this pool at or after X", "who holds
+address Y"). Every rule of SPEC §3 lives once, in ``_service.Service``.
+
+Every method but ``transaction`` and ``close`` is called inside
+``with store.transaction(...):``. A transaction that ends with an exception,
+or that was opened with ``commit=False`` (check mode), leaves the store
+exactly as it was. Stores whose write transactions exclude every other
+writer (SQLite, JSON) need nothing in ``lock_pool``/``lock_namespace``;
+a store shared by many writers (PostgreSQL) takes its row or advisory
+locks there, so unrelated pools are not serialised.
+
+Addresses are ``(version, int)``; a free span is ``(version, first, last)``
+and never crosses a subnet of its pool. Times are ISO 8601 UTC strings of
+one fixed width, so comparing strings compares times.
+"""
+
+import abc
+
+
+SCHEMA_VERSION = 1
+
+
+class Store(abc.ABC):
+    """One state store. Subclasses are registered in ``_registry.STORES``."""
+
+    #: a short name used in messages and docs
+    kind = None
+
+    # -- transactions ---------------------------------------------------
+    @abc.abstractmethod
+    def transaction(self, write=True, commit=True):
+        """A context manager around one all-or-nothing unit of work.
+
+        ``write=False`` reads a consistent snapshot. ``commit=False`` discards
+        every change at the end (check mode). Waiting longer than the store's
+        ``timeout`` for a lock raises ``StoreBusy``.
+        """
+
+    @abc.abstractmethod
+    def lock_pool(self, namespace, name):
+        """Keep other writers off this pool until the transaction ends."""
+
+    @abc.abstractmethod
+    def lock_namespace(self, namespace):
+        """Keep other writers from changing the pools of this namespace until the transaction ends."""
+
+    @abc.abstractmethod
+    def close(self):
+        """Release connections and file handles."""
+
+    # -- pools ----------------------------------------------------------
+    @abc.abstractmethod
+    def get_pool(self, namespace, name):
+        """The ``Pool`` or None."""
+
+    @abc.abstractmethod
+    def list_pools(self, namespace=None):
+        """Pools sorted by (namespace, name)."""
+
+    @abc.abstractmethod
+    def save_pool(self, pool):
+        """Insert or replace the pool ``(pool.namespace, pool.name)``."""
+
+    @abc.abstractmethod
+    def delete_pool(self, namespace, name):
+        """Remove the pool with its free spans and released addresses (not its reservations)."""
+
+    # -- reservations ---------------------------------------------------
+    @abc.abstractmethod
+    def get_reservation(self, namespace, pool, owner, key):
+        """The ``Reservation`` or None."""
+
+    @abc.abstractmethod
+    def holder(self, namespace, version, address):
+        """The reservation holding this address in the namespace, or None."""
+
+    @abc.abstractmethod
+    def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
+                          first=None, last=None, expires_before=None):
+        """Reservations matching every filter given, sorted by (namespace, pool, version, address).
+
+        ``first``/``last`` bound the address (with ``version``); ``expires_before``
+        keeps leased reservations whose ``expires_at`` is at or before that time.
+        """
+
+    @abc.abstractmethod
+    def count_reservations(self, namespace, pool):
+        """How many reservations the pool holds."""
+
+    @abc.abstractmethod
+    def save_reservation(self, reservation):
+        """Insert or replace the reservation by its identity (namespace, pool, owner, key).
+
+        Raises ``AddressInUse`` if another reservation of the namespace holds the address:
+        the last guard under the service's own check.
+        """
+
+    @abc.abstractmethod
+    def delete_reservation(self, reservation):
+        """Remove the reservation."""
+
+    # -- free spans -----------------------------------------------------
+    @abc.abstractmethod
+    def free_first(self, namespace, pool, version, lo, hi):
+        """The free span of the pool with the lowest ``first`` in [lo, hi], or None."""
+
+    @abc.abstractmethod
+    def free_at(self, namespace, pool, version, address):
+        """The free span of the pool holding ``address``, or None."""
+
+    @abc.abstractmethod
+    def free_spans(self, namespace, pool, version=None, lo=None, hi=None):
+        """The pool's free spans (all, or those starting in [lo, hi]), sorted."""
+
+    @abc.abstractmethod
+    def add_free(self, namespace, pool, spans):
+        """Add ``(version, first, last)`` spans; they do not overlap existing ones."""
+
+    @abc.abstractmethod
+    def remove_free(self, namespace, pool, spans):
+        """Remove these exact spans."""
+
+    @abc.abstractmethod
+    def clear_free(self, namespace, pool):
+        """Remove every free span of the pool."""
+
+    # -- released addresses waiting out the pool's reuse delay ------------
+    @abc.abstractmethod
+    def add_released(self, namespace, pool, version, address, until):
+        """Keep ``address`` out of dynamic allocation until ``until``."""
+
+    @abc.abstractmethod
+    def released(self, namespace, pool, due=None):
+        """``(version, address, until)`` of the pool, sorted; with ``due``, those with until <= due."""
+
+    @abc.abstractmethod
+    def remove_released(self, namespace, pool, version, address):
+        """Forget a released address (it is free again, or taken by a static request)."""
+
+    # -- history --------------------------------------------------------
+    @abc.abstractmethod
+    def add_history(self, entry):
+        """Append a history entry (a dict of SPEC §2 fields)."""
+
+    @abc.abstractmethod
+    def find_history(self, namespace=None, pool=None, owner=None, address=None):
+        """History entries, oldest first, matching every filter given."""

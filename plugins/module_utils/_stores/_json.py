@@ -1,0 +1,334 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The JSON store: one readable document, for small setups kept in git.
+
+This is a private module: it may change at any time.
+
+- One document with a top-level integer ``schema_version``, sorted keys and
+  a stable order of pools, reservations and history, so it diffs well.
+- Every transaction holds an exclusive ``flock`` on ``<file>.lock`` (shared
+  for reads) from read to write: no lost updates across processes.
+- A change is written to a temporary file in the same directory, fsynced
+  and renamed over the document (then the directory is fsynced): a reader or
+  a crash sees the old document or the new one, never half of one.
+- A transaction that changes nothing does not rewrite the file.
+- The whole document is read and written by each change: fine for a few
+  thousand reservations, slow past that (see docs/performance.md).
+"""
+
+import bisect
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import tempfile
+import time
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+    AddressInUse, StoreBusy, StoreUnavailable, StoreVersion)
+from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION, Store
+
+
+#: schema version -> function(document) bringing it to the next version
+MIGRATIONS = {}
+
+
+class _State(object):
+    """The document in memory, with the indexes the store interface needs."""
+
+    def __init__(self, document):
+        self.pools = {}          # (namespace, name) -> pool data
+        self.free = {}           # (namespace, pool) -> sorted [(version, first, last)]
+        self.released = {}       # (namespace, pool) -> {(version, address): until}
+        self.reservations = {}   # (namespace, pool, owner, key) -> reservation data
+        self.holders = {}        # (namespace, version, address) -> identity
+        self.history = document.get('history', [])
+        for data in document.get('pools', []):
+            data = dict(data)
+            ident = (data['namespace'], data['name'])
+            self.free[ident] = [iv.parse_range(s) for s in data.pop('free', [])]
+            self.released[ident] = dict(
+                (tuple(iv.parse_range(r['address'])[:2]), r['until']) for r in data.pop('released', []))
+            self.pools[ident] = data
+        for data in document.get('reservations', []):
+            r = Reservation.from_data(data)
+            self.reservations[r.ident] = data
+            self.holders[(r.namespace, r.version, r.address)] = r.ident
+
+    def document(self):
+        pools = []
+        for ident in sorted(self.pools):
+            data = dict(self.pools[ident])
+            data['free'] = [iv.format_span(*span) for span in self.free.get(ident, [])]
+            data['released'] = [{'address': iv.to_str(v, n), 'until': until}
+                                for (v, n), until in sorted(self.released.get(ident, {}).items())]
+            pools.append(data)
+        reservations = [Reservation.from_data(d) for d in self.reservations.values()]
+        reservations.sort(key=lambda r: (r.namespace, r.pool, r.version, r.address))
+        return {
+            'schema_version': SCHEMA_VERSION,
+            'pools': pools,
+            'reservations': [r.to_data() for r in reservations],
+            'history': self.history,
+        }
+
+
+class JsonStore(Store):
+    kind = 'json'
+
+    def __init__(self, path, timeout=30):
+        self.path = os.path.abspath(path)
+        self.timeout = timeout
+        self._lock_path = self.path + '.lock'
+        self._state = None
+        self._stat = None        # the stat of the document self._state was read from
+        self._dirty = False
+        if not os.path.isdir(os.path.dirname(self.path)):
+            raise StoreUnavailable('Cannot open the JSON store %s: the directory %s does not exist. '
+                                   'Create it or point store at another path.'
+                                   % (path, os.path.dirname(self.path)))
+
+    # -- transactions ---------------------------------------------------
+    @contextlib.contextmanager
+    def transaction(self, write=True, commit=True):
+        fd = self._lock(write)
+        try:
+            self._load()
+            self._dirty = False
+            try:
+                yield self
+            except BaseException:
+                self._state = None      # drop what the failed work changed in memory
+                raise
+            if self._dirty:
+                if commit and write:
+                    self._write()
+                else:
+                    self._state = None
+        finally:
+            os.close(fd)                # releases the flock
+
+    def _lock(self, write):
+        try:
+            fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as e:
+            raise StoreUnavailable('Cannot create the lock file %s: %s' % (self._lock_path, e.strerror))
+        deadline = time.monotonic() + self.timeout
+        delay = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, (fcntl.LOCK_EX if write else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+                return fd
+            except OSError as e:
+                if e.errno not in (errno.EAGAIN, errno.EACCES):
+                    os.close(fd)
+                    raise StoreUnavailable('Cannot lock %s: %s' % (self._lock_path, e.strerror))
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise StoreBusy('The JSON store %s stayed locked by another writer for more than %s seconds. '
+                                'Retry, or raise timeout.' % (self.path, self.timeout))
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    def _load(self):
+        try:
+            st = os.stat(self.path)
+        except OSError as e:
+            if e.errno != errno.ENOENT:
+                raise StoreUnavailable('Cannot read the JSON store %s: %s' % (self.path, e.strerror))
+            self._state, self._stat = _State({}), None
+            return
+        stat = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if self._state is not None and stat == self._stat:
+            return
+        try:
+            with open(self.path) as f:
+                document = json.load(f)
+        except ValueError as e:
+            raise StoreUnavailable('The JSON store %s is not valid JSON (%s). Restore it from version control '
+                                   'or a backup.' % (self.path, e))
+        except OSError as e:
+            raise StoreUnavailable('Cannot read the JSON store %s: %s' % (self.path, e.strerror))
+        version = document.get('schema_version') if isinstance(document, dict) else None
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise StoreUnavailable('%s is not a netpool.ipam JSON store: it has no integer schema_version.' % self.path)
+        if version > SCHEMA_VERSION:
+            raise StoreVersion('The JSON store %s has schema version %d, newer than this netpool.ipam understands '
+                               '(%d). Upgrade the netpool.ipam collection; the store was not touched.'
+                               % (self.path, version, SCHEMA_VERSION))
+        while version < SCHEMA_VERSION:
+            document = MIGRATIONS[version](document)
+            version += 1
+        self._state, self._stat = _State(document), stat
+
+    def _write(self):
+        text = json.dumps(self._state.document(), indent=2, sort_keys=True) + '\n'
+        directory = os.path.dirname(self.path)
+        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(self.path), dir=directory)
+        try:
+            with os.fdopen(fd, 'w') as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except OSError as e:
+            self._state = None
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise StoreUnavailable('Cannot write the JSON store %s: %s. The store was not changed.'
+                                   % (self.path, e.strerror))
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+        st = os.stat(self.path)
+        self._stat = (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def lock_pool(self, namespace, name):
+        """The exclusive lock of the transaction already excludes every other writer."""
+
+    def lock_namespace(self, namespace):
+        """The exclusive lock of the transaction already excludes every other writer."""
+
+    def close(self):
+        self._state = None
+
+    def _changed(self):
+        self._dirty = True
+        return self._state
+
+    # -- pools ----------------------------------------------------------
+    def get_pool(self, namespace, name):
+        data = self._state.pools.get((namespace, name))
+        return Pool.from_data(data) if data else None
+
+    def list_pools(self, namespace=None):
+        return [Pool.from_data(d) for (ns, _name), d in sorted(self._state.pools.items())
+                if namespace is None or ns == namespace]
+
+    def save_pool(self, pool):
+        state = self._changed()
+        ident = (pool.namespace, pool.name)
+        state.pools[ident] = pool.to_data()
+        state.free.setdefault(ident, [])
+        state.released.setdefault(ident, {})
+
+    def delete_pool(self, namespace, name):
+        state = self._changed()
+        for table in (state.pools, state.free, state.released):
+            table.pop((namespace, name), None)
+
+    # -- reservations ---------------------------------------------------
+    def get_reservation(self, namespace, pool, owner, key):
+        data = self._state.reservations.get((namespace, pool, owner, key))
+        return Reservation.from_data(data) if data else None
+
+    def holder(self, namespace, version, address):
+        ident = self._state.holders.get((namespace, version, address))
+        return Reservation.from_data(self._state.reservations[ident]) if ident else None
+
+    def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
+                          first=None, last=None, expires_before=None):
+        found = []
+        for ident, data in self._state.reservations.items():
+            if any(want is not None and want != have for want, have in zip((namespace, pool, owner, key), ident)):
+                continue
+            if expires_before is not None and (data['expires_at'] is None or data['expires_at'] > expires_before):
+                continue
+            r = Reservation.from_data(data)
+            if version is not None and (r.version != version or (first is not None and r.address < first)
+                                        or (last is not None and r.address > last)):
+                continue
+            found.append(r)
+        found.sort(key=lambda r: (r.namespace, r.pool, r.version, r.address))
+        return found
+
+    def count_reservations(self, namespace, pool):
+        return sum(1 for ident in self._state.reservations if ident[:2] == (namespace, pool))
+
+    def save_reservation(self, reservation):
+        state = self._changed()
+        r = reservation
+        held = state.holders.get((r.namespace, r.version, r.address))
+        if held is not None and held != r.ident:
+            raise AddressInUse('%s is already held in namespace %s' % (r.address_str, r.namespace))
+        old = state.reservations.get(r.ident)
+        if old is not None:
+            old = Reservation.from_data(old)
+            state.holders.pop((old.namespace, old.version, old.address), None)
+        state.reservations[r.ident] = r.to_data()
+        state.holders[(r.namespace, r.version, r.address)] = r.ident
+
+    def delete_reservation(self, reservation):
+        state = self._changed()
+        r = reservation
+        if state.reservations.pop(r.ident, None) is not None:
+            state.holders.pop((r.namespace, r.version, r.address), None)
+
+    # -- free spans -----------------------------------------------------
+    def _spans(self, namespace, pool):
+        return self._state.free.setdefault((namespace, pool), [])
+
+    def free_first(self, namespace, pool, version, lo, hi):
+        spans = self._spans(namespace, pool)
+        i = bisect.bisect_left(spans, (version, lo, -1))
+        if i < len(spans) and spans[i][0] == version and spans[i][1] <= hi:
+            return spans[i]
+        return None
+
+    def free_at(self, namespace, pool, version, address):
+        spans = self._spans(namespace, pool)
+        i = bisect.bisect_right(spans, (version, address, float('inf'))) - 1
+        if i >= 0 and spans[i][0] == version and spans[i][1] <= address <= spans[i][2]:
+            return spans[i]
+        return None
+
+    def free_spans(self, namespace, pool, version=None, lo=None, hi=None):
+        spans = self._spans(namespace, pool)
+        if version is None:
+            return list(spans)
+        lo = 0 if lo is None else lo
+        return [s for s in spans if s[0] == version and lo <= s[1] and (hi is None or s[1] <= hi)]
+
+    def add_free(self, namespace, pool, spans):
+        target = self._changed().free.setdefault((namespace, pool), [])
+        for span in spans:
+            bisect.insort(target, tuple(span))
+
+    def remove_free(self, namespace, pool, spans):
+        target = self._changed().free.setdefault((namespace, pool), [])
+        for span in spans:
+            target.remove(tuple(span))
+
+    def clear_free(self, namespace, pool):
+        self._changed().free[(namespace, pool)] = []
+
+    # -- released addresses ---------------------------------------------
+    def add_released(self, namespace, pool, version, address, until):
+        self._changed().released.setdefault((namespace, pool), {})[(version, address)] = until
+
+    def released(self, namespace, pool, due=None):
+        items = sorted(self._state.released.get((namespace, pool), {}).items())
+        return [(v, n, until) for (v, n), until in items if due is None or until <= due]
+
+    def remove_released(self, namespace, pool, version, address):
+        self._changed().released.get((namespace, pool), {}).pop((version, address), None)
+
+    # -- history --------------------------------------------------------
+    def add_history(self, entry):
+        history = self._changed().history
+        entry = dict(entry)
+        entry['id'] = history[-1]['id'] + 1 if history else 1
+        history.append(entry)
+
+    def find_history(self, namespace=None, pool=None, owner=None, address=None):
+        wanted = (('namespace', namespace), ('pool', pool), ('owner', owner), ('address', address))
+        return [dict(e) for e in self._state.history if all(v is None or e.get(k) == v for k, v in wanted)]

@@ -1,0 +1,198 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""What the SQL stores (SQLite, PostgreSQL) share: tables and queries.
+
+This is a private module: it may change at any time. Queries are written
+once with ``?`` placeholders and always parameterised; a dialect converts
+the placeholders and supplies the DDL, connection and transaction handling.
+Addresses are kept as fixed-width sortable keys (``_intervals.key``), so
+an index on the key column answers "first free span at or after X" and
+"who holds X" without scanning.
+"""
+
+import json
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import AddressInUse
+from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import Store
+
+
+HISTORY_COLUMNS = ('time', 'namespace', 'pool', 'object', 'action', 'owner', 'key', 'address', 'old', 'new')
+
+
+def _json(value):
+    return json.dumps(value, sort_keys=True, separators=(',', ':'))
+
+
+class SqlStore(Store):
+    """The store interface over a DB-API connection ``self._conn``."""
+
+    #: exception classes a unique-constraint violation raises
+    integrity_errors = ()
+
+    def _execute(self, sql, params=()):
+        raise NotImplementedError  # pragma: no cover - every dialect defines it
+
+    def _rows(self, sql, params=()):
+        return self._execute(sql, params).fetchall()
+
+    def _one(self, sql, params=()):
+        return self._execute(sql, params).fetchone()
+
+    # -- pools ----------------------------------------------------------
+    def get_pool(self, namespace, name):
+        row = self._one('SELECT data FROM pool WHERE namespace = ? AND name = ?', (namespace, name))
+        return Pool.from_data(json.loads(row[0])) if row else None
+
+    def list_pools(self, namespace=None):
+        if namespace is None:
+            rows = self._rows('SELECT data FROM pool ORDER BY namespace, name')
+        else:
+            rows = self._rows('SELECT data FROM pool WHERE namespace = ? ORDER BY name', (namespace,))
+        return [Pool.from_data(json.loads(r[0])) for r in rows]
+
+    def save_pool(self, pool):
+        self._execute(
+            'INSERT INTO pool (namespace, name, parent, data) VALUES (?, ?, ?, ?) '
+            'ON CONFLICT (namespace, name) DO UPDATE SET parent = excluded.parent, data = excluded.data',
+            (pool.namespace, pool.name, pool.parent, _json(pool.to_data())))
+
+    def delete_pool(self, namespace, name):
+        for table in ('pool', 'free_span', 'released'):
+            self._execute('DELETE FROM %s WHERE namespace = ? AND %s = ?' % (table, 'name' if table == 'pool' else 'pool'),
+                          (namespace, name))
+
+    # -- reservations ---------------------------------------------------
+    @staticmethod
+    def _reservation(row):
+        return Reservation.from_data(json.loads(row[0])) if row else None
+
+    def get_reservation(self, namespace, pool, owner, key):
+        return self._reservation(self._one(
+            'SELECT data FROM reservation WHERE namespace = ? AND pool = ? AND owner = ? AND key = ?',
+            (namespace, pool, owner, key)))
+
+    def holder(self, namespace, version, address):
+        return self._reservation(self._one(
+            'SELECT data FROM reservation WHERE namespace = ? AND address = ?', (namespace, iv.key(version, address))))
+
+    def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
+                          first=None, last=None, expires_before=None):
+        where, params = [], []
+        for column, value in (('namespace', namespace), ('pool', pool), ('owner', owner), ('key', key)):
+            if value is not None:
+                where.append('%s = ?' % column)
+                params.append(value)
+        if version is not None:
+            where.append('address BETWEEN ? AND ?')
+            params += [iv.key(version, 0 if first is None else first),
+                       iv.key(version, (1 << (32 if version == 4 else 128)) - 1 if last is None else last)]
+        if expires_before is not None:
+            where.append('expires_at IS NOT NULL AND expires_at <= ?')
+            params.append(expires_before)
+        sql = 'SELECT data FROM reservation'
+        if where:
+            sql += ' WHERE ' + ' AND '.join(where)
+        sql += ' ORDER BY namespace, pool, address'
+        return [self._reservation(r) for r in self._rows(sql, params)]
+
+    def count_reservations(self, namespace, pool):
+        return self._one('SELECT COUNT(*) FROM reservation WHERE namespace = ? AND pool = ?', (namespace, pool))[0]
+
+    def save_reservation(self, reservation):
+        r = reservation
+        try:
+            self._execute(
+                'INSERT INTO reservation (namespace, pool, owner, key, address, expires_at, data) '
+                'VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (namespace, pool, owner, key) DO UPDATE SET '
+                'address = excluded.address, expires_at = excluded.expires_at, data = excluded.data',
+                (r.namespace, r.pool, r.owner, r.key, r.address_key, r.expires_at, _json(r.to_data())))
+        except self.integrity_errors:
+            raise AddressInUse('%s is already held in namespace %s' % (r.address_str, r.namespace))
+
+    def delete_reservation(self, reservation):
+        self._execute('DELETE FROM reservation WHERE namespace = ? AND pool = ? AND owner = ? AND key = ?',
+                      reservation.ident)
+
+    # -- free spans -----------------------------------------------------
+    @staticmethod
+    def _span(row):
+        if row is None:
+            return None
+        version, first = iv.from_key(row[0])
+        return (version, first, iv.from_key(row[1])[1])
+
+    def free_first(self, namespace, pool, version, lo, hi):
+        return self._span(self._one(
+            'SELECT first, last FROM free_span WHERE namespace = ? AND pool = ? AND first BETWEEN ? AND ? '
+            'ORDER BY first LIMIT 1', (namespace, pool, iv.key(version, lo), iv.key(version, hi))))
+
+    def free_at(self, namespace, pool, version, address):
+        k = iv.key(version, address)
+        row = self._one('SELECT first, last FROM free_span WHERE namespace = ? AND pool = ? AND first <= ? '
+                        'ORDER BY first DESC LIMIT 1', (namespace, pool, k))
+        return self._span(row) if row and row[1] >= k else None
+
+    def free_spans(self, namespace, pool, version=None, lo=None, hi=None):
+        sql, params = 'SELECT first, last FROM free_span WHERE namespace = ? AND pool = ?', [namespace, pool]
+        if version is not None:
+            sql += ' AND first BETWEEN ? AND ?'
+            params += [iv.key(version, lo or 0), iv.key(version, (1 << 128) - 1 if hi is None else hi)]
+        return [self._span(r) for r in self._rows(sql + ' ORDER BY first', params)]
+
+    def add_free(self, namespace, pool, spans):
+        for version, first, last in spans:
+            self._execute('INSERT INTO free_span (namespace, pool, first, last) VALUES (?, ?, ?, ?)',
+                          (namespace, pool, iv.key(version, first), iv.key(version, last)))
+
+    def remove_free(self, namespace, pool, spans):
+        for version, first, _last in spans:
+            self._execute('DELETE FROM free_span WHERE namespace = ? AND pool = ? AND first = ?',
+                          (namespace, pool, iv.key(version, first)))
+
+    def clear_free(self, namespace, pool):
+        self._execute('DELETE FROM free_span WHERE namespace = ? AND pool = ?', (namespace, pool))
+
+    # -- released addresses ---------------------------------------------
+    def add_released(self, namespace, pool, version, address, until):
+        self._execute('INSERT INTO released (namespace, pool, address, until) VALUES (?, ?, ?, ?) '
+                      'ON CONFLICT (namespace, pool, address) DO UPDATE SET until = excluded.until',
+                      (namespace, pool, iv.key(version, address), until))
+
+    def released(self, namespace, pool, due=None):
+        sql, params = 'SELECT address, until FROM released WHERE namespace = ? AND pool = ?', [namespace, pool]
+        if due is not None:
+            sql += ' AND until <= ?'
+            params.append(due)
+        return [iv.from_key(k) + (until,) for k, until in self._rows(sql + ' ORDER BY address', params)]
+
+    def remove_released(self, namespace, pool, version, address):
+        self._execute('DELETE FROM released WHERE namespace = ? AND pool = ? AND address = ?',
+                      (namespace, pool, iv.key(version, address)))
+
+    # -- history --------------------------------------------------------
+    def add_history(self, entry):
+        values = [entry.get(c) for c in HISTORY_COLUMNS]
+        values[-2:] = [_json(entry.get('old')), _json(entry.get('new'))]
+        self._execute('INSERT INTO history (%s) VALUES (%s)' % (', '.join(HISTORY_COLUMNS), ', '.join('?' * len(values))),
+                      values)
+
+    def find_history(self, namespace=None, pool=None, owner=None, address=None):
+        where, params = [], []
+        for column, value in (('namespace', namespace), ('pool', pool), ('owner', owner), ('address', address)):
+            if value is not None:
+                where.append('%s = ?' % column)
+                params.append(value)
+        sql = 'SELECT id, %s FROM history' % ', '.join(HISTORY_COLUMNS)
+        if where:
+            sql += ' WHERE ' + ' AND '.join(where)
+        entries = []
+        for row in self._rows(sql + ' ORDER BY id', params):
+            entry = dict(zip(('id',) + HISTORY_COLUMNS, row))
+            entry['old'] = json.loads(entry['old'])
+            entry['new'] = json.loads(entry['new'])
+            entries.append(entry)
+        return entries

@@ -1,0 +1,152 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The SQLite store: the default, one file on the controller.
+
+This is a private module: it may change at any time.
+
+- Every write runs in ``BEGIN IMMEDIATE``: one writer at a time across all
+  processes (Ansible forks), readers never blocked (WAL).
+- ``synchronous=FULL``: a reservation acknowledged to a playbook survives a
+  power cut. NORMAL would lose the last commits on power loss, and a lost
+  reservation is a duplicate address later; the cost is one fsync a write.
+- A writer that waits longer than ``timeout`` seconds gives ``store_busy``.
+- The file is created 0600 (SQLite gives the -wal/-shm files the same mode).
+- A ``meta`` table holds the schema version; older schemas are migrated on
+  first use, newer ones refused with ``store_version``.
+"""
+
+import contextlib
+import os
+import sqlite3
+
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+    StoreBusy, StoreUnavailable, StoreVersion)
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
+
+
+SCHEMA = """
+CREATE TABLE pool (
+    namespace TEXT NOT NULL, name TEXT NOT NULL, parent TEXT, data TEXT NOT NULL,
+    PRIMARY KEY (namespace, name));
+CREATE TABLE reservation (
+    namespace TEXT NOT NULL, pool TEXT NOT NULL, owner TEXT NOT NULL, key TEXT NOT NULL,
+    address TEXT NOT NULL, expires_at TEXT, data TEXT NOT NULL,
+    PRIMARY KEY (namespace, pool, owner, key),
+    UNIQUE (namespace, address));
+CREATE INDEX reservation_pool ON reservation (namespace, pool, address);
+CREATE INDEX reservation_expiry ON reservation (namespace, pool, expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE free_span (
+    namespace TEXT NOT NULL, pool TEXT NOT NULL, first TEXT NOT NULL, last TEXT NOT NULL,
+    PRIMARY KEY (namespace, pool, first));
+CREATE TABLE released (
+    namespace TEXT NOT NULL, pool TEXT NOT NULL, address TEXT NOT NULL, until TEXT NOT NULL,
+    PRIMARY KEY (namespace, pool, address));
+CREATE TABLE history (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL, namespace TEXT NOT NULL, pool TEXT,
+    object TEXT NOT NULL, action TEXT NOT NULL, owner TEXT, key TEXT, address TEXT,
+    old TEXT NOT NULL, new TEXT NOT NULL);
+CREATE INDEX history_pool ON history (namespace, pool);
+CREATE INDEX history_owner ON history (owner);
+CREATE INDEX history_address ON history (address);
+"""
+
+#: schema version -> statements that bring a store of that version to the next
+MIGRATIONS = {}
+
+
+class SqliteStore(SqlStore):
+    kind = 'sqlite'
+    integrity_errors = (sqlite3.IntegrityError,)
+
+    def __init__(self, path, timeout=30):
+        self.path = path
+        self.timeout = timeout
+        directory = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(directory):
+            raise StoreUnavailable('Cannot open the SQLite store %s: the directory %s does not exist. '
+                                   'Create it or point store at another path.' % (path, directory))
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+            self._conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+            self._conn.execute('PRAGMA journal_mode=WAL')
+            self._conn.execute('PRAGMA synchronous=FULL')
+        except (OSError, sqlite3.Error) as e:
+            raise StoreUnavailable('Cannot open the SQLite store %s: %s' % (path, e))
+        self._migrate()
+
+    def _execute(self, sql, params=()):
+        return self._conn.execute(sql, params)
+
+    def _schema_version(self):
+        if not self._one("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'"):
+            return None
+        return int(self._one("SELECT value FROM meta WHERE name = 'schema_version'")[0])
+
+    def _migrate(self):
+        with self.transaction(write=False):
+            version = self._schema_version()
+        if version == SCHEMA_VERSION:
+            return
+        self._check_version(version)
+        with self.transaction():
+            version = self._schema_version()
+            self._check_version(version)
+            if version is None:
+                self._conn.execute('CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)')
+                for statement in SCHEMA.split(';'):
+                    if statement.strip():
+                        self._conn.execute(statement)
+                self._conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                return
+            while version < SCHEMA_VERSION:
+                for statement in MIGRATIONS[version]:
+                    self._conn.execute(statement)
+                version += 1
+            self._conn.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(version),))
+
+    def _check_version(self, version):
+        if version is not None and version > SCHEMA_VERSION:
+            raise StoreVersion('The SQLite store %s has schema version %d, newer than this netpool.ipam '
+                               'understands (%d). Upgrade the netpool.ipam collection; the store was not touched.'
+                               % (self.path, version, SCHEMA_VERSION))
+
+    @contextlib.contextmanager
+    def transaction(self, write=True, commit=True):
+        try:
+            self._conn.execute('BEGIN IMMEDIATE' if write else 'BEGIN')
+        except sqlite3.OperationalError as e:
+            raise self._translate(e)
+        try:
+            yield self
+        except sqlite3.OperationalError as e:
+            self._conn.execute('ROLLBACK')
+            raise self._translate(e)
+        except BaseException:
+            self._conn.execute('ROLLBACK')
+            raise
+        else:
+            try:
+                self._conn.execute('COMMIT' if commit else 'ROLLBACK')
+            except sqlite3.OperationalError as e:
+                if self._conn.in_transaction:
+                    self._conn.execute('ROLLBACK')
+                raise self._translate(e)
+
+    def _translate(self, error):
+        text = str(error)
+        if 'locked' in text or 'busy' in text:
+            return StoreBusy('The SQLite store %s stayed locked by another writer for more than %s seconds. '
+                             'Retry, or raise timeout.' % (self.path, self.timeout))
+        return StoreUnavailable('The SQLite store %s failed: %s' % (self.path, text))
+
+    def lock_pool(self, namespace, name):
+        """BEGIN IMMEDIATE already excludes every other writer."""
+
+    def lock_namespace(self, namespace):
+        """BEGIN IMMEDIATE already excludes every other writer."""
+
+    def close(self):
+        self._conn.close()
