@@ -154,3 +154,7 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def find_history(self, namespace=None, pool=None, owner=None, address=None):
         """History entries, oldest first, matching every filter given."""
+
+    @abc.abstractmethod
+    def clear_history(self):
+        """Forget all history (only an import that replaces a whole state does this)."""

@@ -332,3 +332,6 @@ class JsonStore(Store):
     def find_history(self, namespace=None, pool=None, owner=None, address=None):
         wanted = (('namespace', namespace), ('pool', pool), ('owner', owner), ('address', address))
         return [dict(e) for e in self._state.history if all(v is None or e.get(k) == v for k, v in wanted)]
+
+    def clear_history(self):
+        del self._changed().history[:]

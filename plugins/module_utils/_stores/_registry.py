@@ -45,8 +45,9 @@ def store_kind(spec):
 
 
 def redact(spec):
-    """The store value with any password replaced, for messages."""
-    return re.sub(r'(://[^/@:]*:)[^/@]*@', r'\1********@', spec)
+    """The store value with any password replaced, for messages (``user:PASSWORD@`` and ``password=``)."""
+    spec = re.sub(r'(://[^/@:]*:)[^/@]*@', r'\1********@', spec)
+    return re.sub(r'([?&]password=)[^&]*', r'\1********', spec)
 
 
 def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=None):

@@ -196,3 +196,6 @@ class SqlStore(Store):
             entry['new'] = json.loads(entry['new'])
             entries.append(entry)
         return entries
+
+    def clear_history(self):
+        self._execute('DELETE FROM history')

@@ -1,0 +1,83 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""A whole state as one document, and back: moving between stores, comparing states.
+
+This is a private module: it may change at any time. ``export_state`` reads
+everything through the store interface (pools, free spans, released
+addresses, reservations with their timestamps and metadata, history);
+``import_state`` writes such a document into another store in one
+transaction, so any store can move to any other.
+"""
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, StoreVersion
+from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION
+
+
+def _read(store):
+    pools = []
+    for pool in store.list_pools():
+        data = pool.to_data()
+        data['free'] = [iv.format_span(*s) for s in store.free_spans(pool.namespace, pool.name)]
+        data['released'] = [{'address': iv.to_str(v, n), 'until': until}
+                            for v, n, until in store.released(pool.namespace, pool.name)]
+        pools.append(data)
+    history = []
+    for entry in store.find_history():
+        entry = dict(entry)
+        entry.pop('id', None)
+        history.append(entry)
+    return {
+        'schema_version': SCHEMA_VERSION,
+        'pools': pools,
+        'reservations': [r.to_data() for r in store.find_reservations()],
+        'history': history,
+    }
+
+
+def export_state(store):
+    """Everything the store holds, as one JSON-able document."""
+    with store.transaction(write=False):
+        return _read(store)
+
+
+def is_empty(document):
+    return not (document['pools'] or document['reservations'] or document['history'])
+
+
+def import_state(store, document, replace=False, check=False):
+    """Write ``document`` into ``store``. A store that holds anything is refused unless ``replace``."""
+    if not isinstance(document, dict) or not isinstance(document.get('schema_version'), int):
+        raise InvalidArgument('The state to import is not a netpool.ipam export (no integer schema_version).')
+    if document['schema_version'] > SCHEMA_VERSION:
+        raise StoreVersion('The state to import has schema version %d, newer than this netpool.ipam understands '
+                           '(%d). Upgrade the collection.' % (document['schema_version'], SCHEMA_VERSION))
+    with store.transaction(commit=not check):
+        current = _read(store)
+        if not is_empty(current) and not replace:
+            raise InvalidArgument('The target store already holds %d pool(s) and %d reservation(s). Import into an '
+                                  'empty store, or set replace to overwrite it.'
+                                  % (len(current['pools']), len(current['reservations'])))
+        for r in store.find_reservations():
+            store.delete_reservation(r)
+        for pool in store.list_pools():
+            store.delete_pool(pool.namespace, pool.name)
+        store.clear_history()
+        for data in document['pools']:
+            data = dict(data)
+            free = [iv.parse_range(s) for s in data.pop('free', [])]
+            released = data.pop('released', [])
+            pool = Pool.from_data(data)
+            store.save_pool(pool)
+            store.add_free(pool.namespace, pool.name, free)
+            for entry in released:
+                version, n, _last = iv.parse_range(entry['address'])
+                store.add_released(pool.namespace, pool.name, version, n, entry['until'])
+        for data in document['reservations']:
+            store.save_reservation(Reservation.from_data(data))
+        for entry in document['history']:
+            store.add_history(entry)
+        return {'changed': not (current == _read(store)), 'before': current}

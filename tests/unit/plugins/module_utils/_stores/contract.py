@@ -1,0 +1,593 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The conformance suite: SPEC §3 as mixins that every store's test class inherits.
+
+A store's test file defines a class inheriting ``StoreContract`` with a pytest
+fixture ``spec`` (a ``store`` value that ``open_store`` accepts, naming an empty,
+isolated state). Everything here goes through the service, the way modules do.
+"""
+
+import multiprocessing
+import os
+
+import pytest
+
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+
+
+class Clock(object):
+    """A clock the tests move by hand (leases, reuse delay)."""
+
+    def __init__(self, t=1795000000.0):
+        self.t = t
+
+    def __call__(self):
+        return self.t
+
+    def advance(self, seconds):
+        self.t += seconds
+
+
+class Base(object):
+
+    @pytest.fixture
+    def clock(self):
+        return Clock()
+
+    @pytest.fixture
+    def store(self, spec):
+        store = open_store(spec)
+        yield store
+        store.close()
+
+    @pytest.fixture
+    def svc(self, store, clock):
+        return Service(store, clock=clock)
+
+    @pytest.fixture
+    def web(self, svc):
+        """A pool of 10.0.0.0/24, gateway .1, dynamic range .10-.20."""
+        return svc.pool('web', subnets=[{'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1',
+                                         'ranges': ['10.0.0.10-10.0.0.20']}])
+
+    @staticmethod
+    def fails(svc, code, method, *args, **kwargs):
+        """Call ``method``: it must fail with SPEC error ``code`` and leave the store exactly as it was."""
+        before = export_state(svc.store)
+        with pytest.raises(IpamError) as info:
+            method(*args, **kwargs)
+        assert info.value.code == code, info.value.msg
+        assert info.value.msg and 'Traceback' not in info.value.msg
+        assert export_state(svc.store) == before
+        return info.value
+
+    @staticmethod
+    def unchanged(svc, method, *args, **kwargs):
+        """Call ``method`` in check mode: it must not change the store."""
+        before = export_state(svc.store)
+        result = method(*args, check=True, **kwargs)
+        assert export_state(svc.store) == before
+        return result
+
+
+class PoolTests(Base):
+
+    def test_create_reports_implicit_range_and_rerun_is_unchanged(self, svc):
+        result = svc.pool('lan', subnets=[{'cidr': '192.168.1.0/24', 'gateway': '192.168.1.1', 'dns': ['192.168.1.2']}])
+        assert result['changed'] is True
+        pool = result['pool']
+        assert pool['subnets'][0]['ranges'] == ['192.168.1.1-192.168.1.254']
+        assert pool['subnets'][0]['gateway'] == '192.168.1.1'
+        assert pool['subnets'][0]['dns'] == ['192.168.1.2']
+        assert (pool['size'], pool['used'], pool['free']) == (253, 0, 253)
+        assert result['diff']['before'] == {}
+        again = svc.pool('lan', subnets=[{'cidr': '192.168.1.0/24', 'gateway': '192.168.1.1', 'dns': ['192.168.1.2']}])
+        assert again['changed'] is False
+        assert again['pool'] == pool
+
+    @pytest.mark.parametrize('cidr, ranges, size', [
+        ('10.1.0.0/31', ['10.1.0.0-10.1.0.1'], 2),
+        ('10.1.0.7/32', ['10.1.0.7-10.1.0.7'], 1),
+        ('10.1.0.0/30', ['10.1.0.1-10.1.0.2'], 2),
+        ('2001:db8::/64', ['2001:db8::1-2001:db8::ffff:ffff:ffff:ffff'], 2 ** 64 - 1),
+        ('2001:db8::/127', ['2001:db8::1-2001:db8::1'], 1),
+    ])
+    def test_usable_hosts(self, svc, cidr, ranges, size):
+        pool = svc.pool('p', subnets=[{'cidr': cidr}])['pool']
+        assert pool['subnets'][0]['ranges'] == ranges
+        assert pool['size'] == size
+
+    def test_ranges_are_merged_and_sorted(self, svc):
+        pool = svc.pool('p', subnets=[{'cidr': '10.0.0.0/24', 'ranges': [
+            '10.0.0.50-10.0.0.60', '10.0.0.10-10.0.0.20', '10.0.0.15-10.0.0.30', '10.0.0.31', '10.0.0.64/30'],
+            'exclude': '10.0.0.12'}])['pool']
+        assert pool['subnets'][0]['ranges'] == ['10.0.0.10-10.0.0.31', '10.0.0.50-10.0.0.60', '10.0.0.64-10.0.0.67']
+        assert pool['subnets'][0]['exclude'] == ['10.0.0.12-10.0.0.12']
+
+    def test_options_not_given_are_left_as_they_are(self, svc, web):
+        result = svc.pool('web', description='front end', metadata={'vlan': 10})
+        assert result['changed'] is True
+        assert result['pool']['subnets'] == web['pool']['subnets']
+        assert result['diff']['before']['description'] == ''
+        assert result['diff']['after']['description'] == 'front end'
+        same_cidr = svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
+        assert same_cidr['changed'] is False
+        assert same_cidr['pool']['subnets'][0]['ranges'] == ['10.0.0.10-10.0.0.20']
+
+    def test_overlap_with_another_pool_fails(self, svc, web):
+        error = self.fails(svc, 'pool_overlap', svc.pool, 'db', subnets=[{'cidr': '10.0.0.128/25'}])
+        assert "'web'" in error.msg
+        assert svc.pool('db', namespace='lab', subnets=[{'cidr': '10.0.0.0/24'}])['changed'] is True
+
+    @pytest.mark.parametrize('kwargs', [
+        dict(subnets=[{'cidr': '10.9.0.0/24'}, {'cidr': '10.9.0.128/25'}]),
+        dict(subnets=[{'cidr': '10.9.0.0/24', 'gateway': '10.9.1.1'}]),
+        dict(subnets=[{'cidr': '10.9.0.1/24'}]),
+        dict(subnets=[{'cidr': '10.9.0.0/24', 'ranges': ['10.9.0.50-10.9.0.10']}]),
+        dict(subnets=[{'cidr': '10.9.0.0/24', 'ranges': ['10.9.1.5']}]),
+        dict(subnets=[{'cidr': '10.9.0.0/24', 'ranges': ['10.9.0.5-2001:db8::1']}]),
+        dict(subnets=[{'cidr': 'not-a-cidr'}]),
+        dict(subnets=[]),
+        dict(subnets=[{'cidr': '10.9.0.0/24'}], strategy='sideways'),
+        dict(subnets=[{'cidr': '10.9.0.0/24'}], metadata={'nested': {'a': 1}}),
+        dict(),
+    ])
+    def test_bad_pool_input(self, svc, kwargs):
+        self.fails(svc, 'invalid_argument', svc.pool, 'bad', **kwargs)
+
+    def test_delete(self, svc, web):
+        svc.reserve('web', 'h1')
+        error = self.fails(svc, 'pool_in_use', svc.pool, 'web', state='absent')
+        assert error.details['addresses'] == ['10.0.0.10']
+        assert svc.pool('web', state='absent', force=True)['changed'] is True
+        assert svc.info()['pools'] == []
+        assert svc.info()['reservations'] == []
+        assert [e['action'] for e in svc.info(history=True)['history']][-2:] == ['release', 'delete']
+        assert svc.pool('web', state='absent')['changed'] is False
+
+    def test_shrinking_subnets_under_reservations(self, svc):
+        svc.pool('p', subnets=[{'cidr': '10.2.0.0/24'}, {'cidr': '10.3.0.0/24'}])
+        svc.reserve('p', 'h1', address='10.3.0.9')
+        error = self.fails(svc, 'pool_in_use', svc.pool, 'p', subnets=[{'cidr': '10.2.0.0/24'}])
+        assert error.details['addresses'] == ['10.3.0.9']
+        result = svc.pool('p', subnets=[{'cidr': '10.2.0.0/24'}], force=True)
+        assert result['changed'] is True
+        assert svc.info()['reservations'] == []
+        release = svc.info(history=True)['history'][-2]
+        assert (release['action'], release['address']) == ('release', '10.3.0.9')
+
+    def test_shrinking_ranges_keeps_reservations(self, svc, web):
+        svc.reserve('web', 'h1')
+        svc.range('web', '10.0.0.10-10.0.0.15', state='absent')
+        assert [r['address'] for r in svc.info()['reservations']] == ['10.0.0.10']
+        assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.16'
+
+
+class RangeTests(Base):
+
+    def test_remove_from_the_middle_splits(self, svc):
+        svc.pool('p', subnets=[{'cidr': '10.0.0.0/24', 'ranges': ['10.0.0.10-10.0.0.100']}])
+        result = svc.range('p', '10.0.0.20-10.0.0.50', state='absent')
+        assert result['changed'] is True
+        assert result['pool']['subnets'][0]['ranges'] == ['10.0.0.10-10.0.0.19', '10.0.0.51-10.0.0.100']
+        assert result['diff']['before']['subnets'][0]['ranges'] == ['10.0.0.10-10.0.0.100']
+        assert svc.range('p', '10.0.0.20-10.0.0.50', state='absent')['changed'] is False
+
+    def test_add_merges_adjacent(self, svc, web):
+        result = svc.range('web', ['10.0.0.21-10.0.0.30', '10.0.0.40/29'])
+        assert result['pool']['subnets'][0]['ranges'] == ['10.0.0.10-10.0.0.30', '10.0.0.40-10.0.0.47']
+        assert svc.range('web', '10.0.0.25')['changed'] is False
+
+    def test_edits_start_from_the_implicit_range(self, svc):
+        svc.pool('p', subnets=[{'cidr': '10.0.0.0/28'}])
+        result = svc.range('p', '10.0.0.5-10.0.0.9', state='absent')
+        assert result['pool']['subnets'][0]['ranges'] == ['10.0.0.1-10.0.0.4', '10.0.0.10-10.0.0.14']
+
+    def test_network_and_broadcast_need_force(self, svc):
+        svc.pool('p', subnets=[{'cidr': '10.0.0.0/29', 'ranges': ['10.0.0.2-10.0.0.3']}])
+        assert svc.range('p', '10.0.0.0/29')['pool']['subnets'][0]['ranges'] == ['10.0.0.1-10.0.0.6']
+        assert svc.range('p', '10.0.0.0/29', force=True)['pool']['subnets'][0]['ranges'] == ['10.0.0.0-10.0.0.7']
+
+    def test_exclusions_are_skipped_and_split(self, svc, web):
+        svc.range('web', '10.0.0.10-10.0.0.12', kind='excluded')
+        assert svc.reserve('web', 'h1')['reservation']['address'] == '10.0.0.13'
+        pool = svc.range('web', '10.0.0.11', kind='excluded', state='absent')['pool']
+        assert pool['subnets'][0]['exclude'] == ['10.0.0.10-10.0.0.10', '10.0.0.12-10.0.0.12']
+        assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.11'
+
+    def test_exclusion_over_a_reservation_keeps_it_and_never_reuses_it(self, svc, web):
+        svc.reserve('web', 'h1')
+        svc.range('web', '10.0.0.10', kind='excluded')
+        assert svc.reserve('web', 'h1')['reservation']['address'] == '10.0.0.10'
+        svc.release(owner='h1')
+        assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.11'
+
+    def test_errors(self, svc, web):
+        self.fails(svc, 'address_out_of_pool', svc.range, 'web', '10.0.1.5')
+        self.fails(svc, 'invalid_argument', svc.range, 'web', '10.0.0.9-10.0.0.5')
+        self.fails(svc, 'invalid_argument', svc.range, 'web', [])
+        self.fails(svc, 'invalid_argument', svc.range, 'web', '10.0.0.5', kind='other')
+        self.fails(svc, 'pool_not_found', svc.range, 'nope', '10.0.0.5')
+
+
+class ReserveTests(Base):
+
+    def test_dynamic_takes_the_lowest_free_and_never_moves(self, svc, web):
+        first = svc.reserve('web', 'h1')
+        assert first['changed'] is True
+        r = first['reservation']
+        assert (r['address'], r['cidr'], r['netmask'], r['network'], r['gateway'], r['static']) == \
+            ('10.0.0.10', '10.0.0.10/24', '255.255.255.0', '10.0.0.0/24', '10.0.0.1', False)
+        assert first['diff'] == {'before': {}, 'after': r}
+        again = svc.reserve('web', 'h1')
+        assert again['changed'] is False
+        assert again['reservation'] == r
+        assert svc.reserve('web', 'h1', key='eth1')['reservation']['address'] == '10.0.0.11'
+        assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.12'
+
+    def test_gateway_is_never_handed_out(self, svc):
+        svc.pool('p', subnets=[{'cidr': '10.0.0.0/29', 'gateway': '10.0.0.1'}])
+        assert [svc.reserve('p', 'h%d' % i)['reservation']['address'] for i in range(5)] == \
+            ['10.0.0.2', '10.0.0.3', '10.0.0.4', '10.0.0.5', '10.0.0.6']
+        self.fails(svc, 'pool_exhausted', svc.reserve, 'p', 'h9')
+
+    def test_dual_stack_and_family(self, svc):
+        svc.pool('ds', subnets=[{'cidr': '2001:db8:1::/64'}, {'cidr': '10.4.0.0/24'}])
+        assert svc.reserve('ds', 'h1')['reservation']['address'] == '2001:db8:1::1'
+        v4 = svc.reserve('ds', 'h1', key='v4', family='ipv4')['reservation']
+        assert (v4['address'], v4['netmask']) == ('10.4.0.1', '255.255.255.0')
+        v6 = svc.reserve('ds', 'h2', family='ipv6')['reservation']
+        assert (v6['address'], v6['prefix_length'], v6['netmask']) == ('2001:db8:1::2', 64, None)
+        self.fails(svc, 'invalid_argument', svc.reserve, 'ds', 'h1', family='ipv4')
+        self.fails(svc, 'invalid_argument', svc.reserve, 'ds', 'h3', family='ipx')
+        svc.pool('v4only', subnets=[{'cidr': '10.5.0.0/24'}])
+        self.fails(svc, 'invalid_argument', svc.reserve, 'v4only', 'h1', family='ipv6')
+
+    def test_exhausted_changes_nothing(self, svc):
+        svc.pool('tiny', subnets=[{'cidr': '10.6.0.0/30'}])
+        svc.reserve('tiny', 'a')
+        svc.reserve('tiny', 'b')
+        error = self.fails(svc, 'pool_exhausted', svc.reserve, 'tiny', 'c')
+        assert "'tiny'" in error.msg
+
+    def test_random_strategy_is_distinct_and_fills_the_pool(self, svc):
+        svc.pool('r', strategy='random', subnets=[{'cidr': '10.7.0.0/28'}])
+        got = [svc.reserve('r', 'h%d' % i)['reservation']['address'] for i in range(14)]
+        assert sorted(got, key=lambda a: int(a.split('.')[-1])) == ['10.7.0.%d' % i for i in range(1, 15)]
+        self.fails(svc, 'pool_exhausted', svc.reserve, 'r', 'h99')
+
+    def test_random_strategy_in_an_ipv6_64(self, svc):
+        svc.pool('r6', strategy='random', subnets=[{'cidr': '2001:db8:2::/64'}])
+        got = set(svc.reserve('r6', 'h%d' % i)['reservation']['address'] for i in range(100))
+        assert len(got) == 100
+        assert all(a.startswith('2001:db8:2:0:') or a.startswith('2001:db8:2::') for a in got)
+
+    def test_static(self, svc, web):
+        r = svc.reserve('web', 'h1', address='10.0.0.100', metadata={'mac': '52:54:00:00:00:01'})['reservation']
+        assert (r['address'], r['static'], r['metadata']) == ('10.0.0.100', True, {'mac': '52:54:00:00:00:01'})
+        assert svc.reserve('web', 'h1', address='10.0.0.100')['changed'] is False
+        error = self.fails(svc, 'address_in_use', svc.reserve, 'web', 'h2', address='10.0.0.100')
+        assert "'h1'" in error.msg and "'web'" in error.msg
+        assert error.details['holder'] == {'pool': 'web', 'owner': 'h1', 'key': 'default'}
+        self.fails(svc, 'address_out_of_pool', svc.reserve, 'web', 'h2', address='10.0.1.1')
+        self.fails(svc, 'address_out_of_pool', svc.reserve, 'web', 'h2', address='2001:db8::1')
+        self.fails(svc, 'invalid_argument', svc.reserve, 'web', 'h2', address='10.0.0.256')
+
+    @pytest.mark.parametrize('address', ['10.0.0.1', '10.0.0.0', '10.0.0.255', '10.0.0.30'])
+    def test_excluded_addresses_need_force(self, svc, web, address):
+        svc.range('web', '10.0.0.30', kind='excluded')
+        self.fails(svc, 'address_excluded', svc.reserve, 'web', 'h1', address=address)
+        assert svc.reserve('web', 'h1', address=address, force=True)['reservation']['address'] == address
+
+    def test_static_inside_the_dynamic_range_is_skipped_by_dynamic(self, svc, web):
+        svc.reserve('web', 's', address='10.0.0.10')
+        svc.reserve('web', 's2', address='10.0.0.12')
+        assert [svc.reserve('web', 'h%d' % i)['reservation']['address'] for i in range(3)] == \
+            ['10.0.0.11', '10.0.0.13', '10.0.0.14']
+
+    def test_move(self, svc, web):
+        old = svc.reserve('web', 'h1')['reservation']
+        moved = svc.reserve('web', 'h1', address='10.0.0.15')
+        assert moved['changed'] is True
+        assert (moved['diff']['before']['address'], moved['diff']['after']['address']) == ('10.0.0.10', '10.0.0.15')
+        assert moved['reservation']['created_at'] == old['created_at']
+        assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.10'
+        assert svc.info(history=True)['history'][-2]['action'] == 'move'
+
+    def test_metadata_update(self, svc, web):
+        svc.reserve('web', 'h1', metadata={'mac': 'a'})
+        result = svc.reserve('web', 'h1', metadata={'mac': 'b'})
+        assert result['changed'] is True
+        assert result['reservation']['metadata'] == {'mac': 'b'}
+        assert result['reservation']['address'] == '10.0.0.10'
+        assert svc.reserve('web', 'h1', metadata={'mac': 'b'})['changed'] is False
+        assert svc.reserve('web', 'h1')['reservation']['metadata'] == {'mac': 'b'}
+
+    @pytest.mark.parametrize('kwargs', [
+        dict(owner=''), dict(owner='x' * 256), dict(owner='a\nb'), dict(key=''), dict(owner=5),
+        dict(metadata={'a': [1]}), dict(metadata={'a': None}), dict(metadata='mac'),
+        dict(ttl='soon'), dict(ttl=-5), dict(ttl=0), dict(ttl=True), dict(namespace=''),
+        dict(reassign=True), dict(address='10.0.0.5', family='ipv6'), dict(address='::ffff:10.0.0.5'),
+    ])
+    def test_bad_reservation_input(self, svc, web, kwargs):
+        args = dict(owner='h1')
+        args.update(kwargs)
+        self.fails(svc, 'invalid_argument', svc.reserve, 'web', **args)
+
+    def test_unknown_pool(self, svc):
+        self.fails(svc, 'pool_not_found', svc.reserve, 'nope', 'h1')
+        self.fails(svc, 'pool_not_found', svc.reserve, 'nope', 'h1', address='10.0.0.5')
+
+    def test_namespaces_hold_the_same_address_apart(self, svc):
+        for ns in ('a', 'b'):
+            svc.pool('p', namespace=ns, subnets=[{'cidr': '10.0.0.0/24'}])
+        assert svc.reserve('p', 'h', namespace='a')['reservation']['address'] == '10.0.0.1'
+        assert svc.reserve('p', 'h', namespace='b')['reservation']['address'] == '10.0.0.1'
+
+
+class ReleaseTests(Base):
+
+    @pytest.fixture
+    def two_pools(self, svc, web):
+        svc.pool('db', subnets=[{'cidr': '10.1.0.0/24'}])
+        for pool in ('web', 'db'):
+            for owner in ('h1', 'h2'):
+                for key in ('a', 'b'):
+                    svc.reserve(pool, owner, key=key)
+
+    def test_one_key(self, svc, two_pools):
+        result = svc.release(pool='web', owner='h1', key='a')
+        assert [(r['pool'], r['owner'], r['key'], r['address']) for r in result['released']] == \
+            [('web', 'h1', 'a', '10.0.0.10')]
+        assert svc.release(pool='web', owner='h1', key='a')['changed'] is False
+
+    def test_every_key_of_an_owner_in_a_pool(self, svc, two_pools):
+        result = svc.release(pool='web', owner='h1')
+        assert sorted(r['key'] for r in result['released']) == ['a', 'b']
+        assert len(svc.info(owner='h1')['reservations']) == 2
+
+    def test_every_reservation_of_an_owner_in_the_namespace(self, svc, two_pools):
+        result = svc.release(owner='h2')
+        assert sorted((r['pool'], r['key']) for r in result['released']) == \
+            [('db', 'a'), ('db', 'b'), ('web', 'a'), ('web', 'b')]
+        assert svc.info(owner='h2')['reservations'] == []
+        assert svc.release(owner='h2')['changed'] is False
+
+    def test_released_address_is_reused(self, svc, web):
+        svc.reserve('web', 'h1')
+        svc.reserve('web', 'h2')
+        svc.release(owner='h1')
+        assert svc.reserve('web', 'h3')['reservation']['address'] == '10.0.0.10'
+        released = [e for e in svc.info(history=True)['history'] if e['action'] == 'release']
+        assert released[0]['old']['owner'] == 'h1'
+
+    def test_release_errors(self, svc, web):
+        self.fails(svc, 'invalid_argument', svc.release, pool='web')
+        self.fails(svc, 'invalid_argument', svc.release, key='a', owner='h1')
+        self.fails(svc, 'invalid_argument', svc.release, pool='web', owner='h1', keep_owners=['h1'])
+        self.fails(svc, 'invalid_argument', svc.release, keep_owners=['h1'])
+
+
+class CheckModeTests(Base):
+
+    def test_check_mode_writes_nothing(self, svc, web):
+        result = self.unchanged(svc, svc.reserve, 'web', 'h1')
+        assert result['changed'] is True
+        assert result['reservation']['predicted'] is True
+        assert result['reservation']['address'] == '10.0.0.10'
+        result = self.unchanged(svc, svc.pool, 'new', subnets=[{'cidr': '10.8.0.0/24'}])
+        assert result['changed'] is True and result['pool']['size'] == 254
+        self.unchanged(svc, svc.range, 'web', '10.0.0.30-10.0.0.40')
+        svc.reserve('web', 'h1')
+        result = self.unchanged(svc, svc.release, owner='h1')
+        assert [r['address'] for r in result['released']] == ['10.0.0.10']
+        self.unchanged(svc, svc.pool, 'web', state='absent', force=True)
+        static = self.unchanged(svc, svc.reserve, 'web', 'h2', address='10.0.0.50')
+        assert 'predicted' not in static['reservation']
+
+
+class HistoryTests(Base):
+
+    def test_every_change_is_recorded(self, svc, web):
+        svc.range('web', '10.0.0.30', kind='excluded')
+        svc.reserve('web', 'h1')
+        svc.reserve('web', 'h1', address='10.0.0.50')
+        svc.release(owner='h1')
+        history = svc.info(history=True)['history']
+        assert [(e['object'], e['action']) for e in history] == [
+            ('pool', 'create'), ('range', 'add'), ('reservation', 'reserve'), ('reservation', 'move'),
+            ('reservation', 'release')]
+        assert history[3]['old']['address'] == '10.0.0.10' and history[3]['new']['address'] == '10.0.0.50'
+        assert all(e['time'] and e['namespace'] == 'default' for e in history)
+        by_address = svc.info(history=True, address='10.0.0.10')['history']
+        assert [e['action'] for e in by_address] == ['reserve']
+        by_owner = svc.info(history=True, owner='h1')['history']
+        assert [e['action'] for e in by_owner] == ['reserve', 'move', 'release']
+
+
+class LeaseTests(Base):
+
+    def test_lease_expires_and_its_address_is_reclaimed(self, svc, web, clock):
+        r = svc.reserve('web', 'ci-1', ttl='30m')['reservation']
+        assert r['expires_at'] == '2026-11-18T11:36:40Z'
+        clock.advance(600)
+        renewed = svc.reserve('web', 'ci-1', ttl='30m')
+        assert renewed['changed'] is True
+        assert renewed['reservation']['expires_at'] == '2026-11-18T11:46:40Z'
+        assert svc.info()['pools'][0]['leased'] == 1
+        clock.advance(1801)
+        assert svc.info()['pools'][0]['expired'] == 1
+        assert svc.get('web', 'ci-1') is None
+        assert svc.reserve('web', 'other')['reservation']['address'] == '10.0.0.10'
+        assert [e['action'] for e in svc.info(history=True)['history']][-2:] == ['expire', 'reserve']
+        assert svc.info()['pools'][0]['leased'] == 0
+
+    @pytest.mark.parametrize('ttl, seconds', [(90, 90), ('45s', 45), ('30m', 1800), ('12h', 43200), ('7d', 604800)])
+    def test_ttl_forms(self, svc, web, clock, ttl, seconds):
+        svc.reserve('web', 'h', ttl=ttl)
+        clock.advance(seconds - 1)
+        assert svc.get('web', 'h') is not None
+        clock.advance(1)
+        assert svc.get('web', 'h') is None
+
+    def test_expired_holder_does_not_block_a_static_request(self, svc, web, clock):
+        svc.reserve('web', 'ci', address='10.0.0.50', ttl=60)
+        clock.advance(61)
+        assert svc.reserve('web', 'prod', address='10.0.0.50')['reservation']['owner'] == 'prod'
+
+
+class ReuseDelayTests(Base):
+
+    def test_released_address_waits_out_the_delay(self, svc, clock):
+        svc.pool('p', reuse_delay=300, subnets=[{'cidr': '10.0.0.0/29'}])
+        svc.reserve('p', 'h1')
+        svc.release(owner='h1')
+        assert svc.reserve('p', 'h2')['reservation']['address'] == '10.0.0.2'
+        assert svc.info()['pools'][0]['free'] == 4
+        clock.advance(299)
+        assert svc.reserve('p', 'h3')['reservation']['address'] == '10.0.0.3'
+        clock.advance(1)
+        assert svc.reserve('p', 'h4')['reservation']['address'] == '10.0.0.1'
+
+    def test_static_may_take_a_delayed_address(self, svc):
+        svc.pool('p', reuse_delay='1h', subnets=[{'cidr': '10.0.0.0/29'}])
+        svc.reserve('p', 'h1')
+        svc.release(owner='h1')
+        assert svc.reserve('p', 'h2', address='10.0.0.1')['reservation']['address'] == '10.0.0.1'
+
+
+class SweepTests(Base):
+
+    def test_sweep_keeps_exactly_the_listed_owners(self, svc, web):
+        for owner in ('a', 'b', 'c', 'd'):
+            svc.reserve('web', owner)
+        svc.reserve('web', 'b', key='eth1')
+        preview = self.unchanged(svc, svc.release, pool='web', keep_owners=['a', 'c'])
+        assert sorted((r['owner'], r['key']) for r in preview['released']) == \
+            [('b', 'default'), ('b', 'eth1'), ('d', 'default')]
+        svc.release(pool='web', keep_owners=['a', 'c'])
+        assert sorted(r['owner'] for r in svc.info()['reservations']) == ['a', 'c']
+        assert svc.release(pool='web', keep_owners=['a', 'c'])['changed'] is False
+
+
+class ChildPoolTests(Base):
+
+    def test_children_are_carved_in_order(self, svc):
+        svc.pool('site', subnets=[{'cidr': '10.16.0.0/16'}])
+        assert svc.pool('a', parent='site', prefix_length=24)['pool']['subnets'][0]['cidr'] == '10.16.0.0/24'
+        assert svc.pool('b', parent='site', prefix_length=24)['pool']['subnets'][0]['cidr'] == '10.16.1.0/24'
+        result = svc.pool('c', parent='site', prefix_length=20)
+        assert result['pool']['subnets'][0]['cidr'] == '10.16.16.0/20'
+        assert result['pool']['parent'] == 'site'
+        again = svc.pool('c', parent='site', prefix_length=20)
+        assert again['changed'] is False and again['pool']['subnets'][0]['cidr'] == '10.16.16.0/20'
+        self.fails(svc, 'invalid_argument', svc.pool, 'c', parent='site', prefix_length=21)
+        assert svc.info(pool='site')['pools'][0]['children'] == ['a', 'b', 'c']
+        assert svc.reserve('a', 'h1')['reservation']['address'] == '10.16.0.1'
+
+    def test_parent_never_hands_out_inside_a_child(self, svc):
+        svc.pool('site', subnets=[{'cidr': '10.20.0.0/28'}])
+        svc.reserve('site', 'h0')
+        svc.pool('kid', parent='site', prefix_length=29)
+        assert svc.info(pool='kid')['pools'][0]['subnets'][0]['cidr'] == '10.20.0.8/29'
+        got = [svc.reserve('site', 'h%d' % i)['reservation']['address'] for i in range(1, 7)]
+        assert got == ['10.20.0.2', '10.20.0.3', '10.20.0.4', '10.20.0.5', '10.20.0.6', '10.20.0.7']
+        self.fails(svc, 'pool_exhausted', svc.reserve, 'site', 'h9')
+        self.fails(svc, 'address_excluded', svc.reserve, 'site', 'h9', address='10.20.0.9')
+        self.fails(svc, 'pool_exhausted', svc.pool, 'kid2', parent='site', prefix_length=29)
+        svc.pool('kid', state='absent')
+        assert svc.reserve('site', 'h9')['reservation']['address'] == '10.20.0.8'
+
+    def test_ipv6_children_out_of_a_48(self, svc):
+        svc.pool('v6', subnets=[{'cidr': '2001:db8:100::/48'}])
+        assert svc.pool('n1', parent='v6', prefix_length=56)['pool']['subnets'][0]['cidr'] == '2001:db8:100::/56'
+        assert svc.pool('n2', parent='v6', prefix_length=64)['pool']['subnets'][0]['cidr'] == '2001:db8:100:100::/64'
+        assert svc.pool('n3', parent='v6', prefix_length=56)['pool']['subnets'][0]['cidr'] == '2001:db8:100:200::/56'
+
+    def test_deleting_a_parent_with_children(self, svc):
+        svc.pool('site', subnets=[{'cidr': '10.30.0.0/16'}])
+        svc.pool('kid', parent='site', prefix_length=24)
+        svc.reserve('kid', 'h1')
+        error = self.fails(svc, 'pool_in_use', svc.pool, 'site', state='absent')
+        assert error.details['pools'] == ['kid']
+        self.fails(svc, 'pool_not_found', svc.pool, 'orphan', parent='nope', prefix_length=24)
+        svc.pool('site', state='absent', force=True)
+        assert svc.info()['pools'] == [] and svc.info()['reservations'] == []
+
+
+class ReassignTests(Base):
+
+    def test_reassign_moves_an_address_between_owners(self, svc, web):
+        svc.reserve('web', 'primary', address='10.0.0.200')
+        self.fails(svc, 'address_in_use', svc.reserve, 'web', 'standby', address='10.0.0.200')
+        result = svc.reserve('web', 'standby', address='10.0.0.200', reassign=True)
+        assert result['changed'] is True
+        assert [r['owner'] for r in svc.info(address='10.0.0.200')['reservations']] == ['standby']
+        entry = [e for e in svc.info(history=True)['history'] if e['action'] == 'reassign'][0]
+        assert (entry['owner'], entry['new']['owner']) == ('primary', 'standby')
+        assert svc.reserve('web', 'standby', address='10.0.0.200', reassign=True)['changed'] is False
+
+
+class MapTests(Base):
+
+    def test_map_of_a_small_pool(self, svc):
+        svc.pool('m', subnets=[{'cidr': '10.40.0.0/28', 'gateway': '10.40.0.1', 'exclude': ['10.40.0.5-10.40.0.6']}])
+        svc.reserve('m', 'a')
+        svc.reserve('m', 'b')
+        svc.reserve('m', 'c', address='10.40.0.10')
+        pool = svc.info(map=True)['pools'][0]
+        assert pool['subnets'][0]['map'] == [{'range': '10.40.0.1-10.40.0.14', 'map': '-XX.--...X....'}]
+        assert (pool['size'], pool['used'], pool['free']) == (11, 3, 8)
+
+    def test_large_ranges_have_no_map(self, svc):
+        svc.pool('big', subnets=[{'cidr': '10.50.0.0/16'}])
+        assert svc.info(map=True)['pools'][0]['subnets'][0]['map'][0]['map'] is None
+
+
+def _reserve_many(spec, worker, count, queue):
+    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service as S
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store as o
+    store = o(spec, timeout=120)
+    svc = S(store)
+    got, errors = [], []
+    for i in range(count):
+        try:
+            got.append(svc.reserve('big', 'w%d-%d' % (worker, i))['reservation']['address'])
+        except IpamError as e:
+            errors.append(e.code)
+    store.close()
+    queue.put((got, errors))
+
+
+class ConcurrencyTests(Base):
+
+    def test_twenty_processes_fifty_reservations_each(self, svc, spec):
+        svc.pool('big', subnets=[{'cidr': '10.60.0.0/22'}])
+        ctx = multiprocessing.get_context('fork')
+        queue = ctx.Queue()
+        workers = [ctx.Process(target=_reserve_many, args=(spec, w, 50, queue)) for w in range(20)]
+        for w in workers:
+            w.start()
+        results = [queue.get(timeout=600) for _ in workers]
+        for w in workers:
+            w.join()
+        addresses = [a for got, _errors in results for a in got]
+        assert [e for _got, errors in results for e in errors] == []
+        assert len(addresses) == 1000
+        assert len(set(addresses)) == 1000
+        held = svc.info(pool='big')['reservations']
+        assert sorted(r['address'] for r in held) == sorted(addresses)
+
+
+class StoreContract(PoolTests, RangeTests, ReserveTests, ReleaseTests, CheckModeTests, HistoryTests, LeaseTests,
+                    ReuseDelayTests, SweepTests, ChildPoolTests, ReassignTests, MapTests, ConcurrencyTests):
+    """Every rule of the SPEC that a store must uphold. Inherit it; provide the ``spec`` fixture."""
+
+
+def file_mode(path):
+    return os.stat(path).st_mode & 0o777

@@ -1,0 +1,85 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+import sqlite3
+
+import pytest
+
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import StoreContract, file_mode
+
+
+class TestSqliteStore(StoreContract):
+
+    @pytest.fixture
+    def spec(self, tmp_path):
+        return str(tmp_path / 'ipam.sqlite')
+
+
+def test_files_are_private(tmp_path, monkeypatch):
+    monkeypatch.setattr('os.umask', lambda mask: 0)
+    path = tmp_path / 'ipam.sqlite'
+    store = open_store(str(path))
+    with store.transaction():
+        store.add_history({'time': 't', 'namespace': 'default', 'object': 'pool', 'action': 'create'})
+    for name in ('ipam.sqlite', 'ipam.sqlite-wal', 'ipam.sqlite-shm'):
+        assert file_mode(str(tmp_path / name)) == 0o600, name
+    store.close()
+
+
+def test_relative_path_resolves_against_base_dir(tmp_path):
+    store = open_store('sub/ipam.db', base_dir=str(tmp_path)) if (tmp_path / 'sub').mkdir() is None else None
+    assert store.path == str(tmp_path / 'sub' / 'ipam.db')
+    store.close()
+
+
+def test_missing_directory_is_store_unavailable(tmp_path):
+    with pytest.raises(IpamError) as info:
+        open_store(str(tmp_path / 'nope' / 'ipam.sqlite'))
+    assert info.value.code == 'store_unavailable'
+    assert 'does not exist' in info.value.msg
+
+
+def test_not_a_database_is_store_unavailable(tmp_path):
+    path = tmp_path / 'ipam.sqlite'
+    path.write_text('this is not sqlite ' * 100)
+    with pytest.raises(IpamError) as info:
+        open_store(str(path))
+    assert info.value.code == 'store_unavailable'
+
+
+def test_newer_schema_is_refused_and_untouched(tmp_path):
+    path = str(tmp_path / 'ipam.sqlite')
+    open_store(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE meta SET value = '99' WHERE name = 'schema_version'")
+    conn.commit()
+    conn.close()
+    before = open(path, 'rb').read()
+    with pytest.raises(IpamError) as info:
+        open_store(path)
+    assert info.value.code == 'store_version'
+    assert open(path, 'rb').read() == before
+
+
+def test_a_held_write_lock_gives_store_busy(tmp_path):
+    path = str(tmp_path / 'ipam.sqlite')
+    open_store(path).close()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute('BEGIN IMMEDIATE')
+    store = open_store(path, timeout=0.2)
+    before = None
+    with pytest.raises(IpamError) as info:
+        with store.transaction():
+            pass
+    assert info.value.code == 'store_busy'
+    other.execute('ROLLBACK')
+    other.close()
+    with store.transaction(write=False):
+        before = export_state(store) if False else store.list_pools()
+    assert before == []
+    store.close()
