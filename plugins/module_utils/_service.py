@@ -19,8 +19,6 @@ import random
 import re
 import time
 
-import netaddr
-
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, InvalidArgument, PoolExhausted, PoolInUse,
@@ -290,7 +288,7 @@ class Service(object):
         """Uniform over the subnet's free addresses without listing them while the subnet is sparse:
         draw from its ranges until a draw is free; once draws keep missing, pick among the free spans."""
         total = iv.count(subnet.ranges)
-        for _ in range(RANDOM_TRIES if total else 0):
+        for _try in range(RANDOM_TRIES if total else 0):
             n = iv.nth(subnet.ranges, self.rng.randrange(total))
             if self.store.free_at(pool.namespace, pool.name, subnet.version, n):
                 return n
@@ -367,7 +365,7 @@ class Service(object):
                         raise PoolOverlap("The subnet %s of pool '%s' overlaps %s of pool '%s' in namespace '%s'. "
                                           "Pools of one namespace may not overlap: choose another subnet or namespace."
                                           % (subnet.cidr, pool.name, theirs.cidr, other.name, pool.namespace),
-                                          pool=other.name)
+                                          other_pool=other.name)
 
     # -- pools (SPEC §3.4, §3.6) ------------------------------------------
     def pool(self, name, namespace='default', state='present', subnets=None, parent=None, prefix_length=None,
@@ -489,12 +487,12 @@ class Service(object):
             start = iv.first_aligned_block(iv.merge(obstacles), subnet.first, subnet.last,
                                            1 << (bits - prefix_length))
             if start is not None:
-                network = netaddr.IPNetwork('%s/%d' % (iv.to_str(subnet.version, start), prefix_length))
+                network = iv.parse_network('%s/%d' % (iv.to_str(subnet.version, start), prefix_length))
                 new.subnets = [Subnet(network)]
                 new.parent = parent_name
                 return
-        raise PoolExhausted("Pool '%s' has no free /%d left for child pool '%s'." % (parent_name, prefix_length,
-                                                                                    new.name))
+        raise PoolExhausted("Pool '%s' has no free /%d left for child pool '%s'."
+                            % (parent_name, prefix_length, new.name))
 
     def _delete_pool(self, pool, force):
         if pool is None:
@@ -764,4 +762,3 @@ class Service(object):
 
 def _percent(part, whole):
     return round(100.0 * part / whole, 2) if whole else 0.0
-

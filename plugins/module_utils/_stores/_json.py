@@ -46,8 +46,10 @@ class _State(object):
         self.free = {}           # (namespace, pool) -> sorted [(version, first, last)]
         self.released = {}       # (namespace, pool) -> {(version, address): until}
         self.reservations = {}   # (namespace, pool, owner, key) -> reservation data
+        self.places = {}         # identity -> (version, address)
         self.holders = {}        # (namespace, version, address) -> identity
         self.history = document.get('history', [])
+        self.lines = {}          # identity or history index -> the item serialised (items rarely change)
         for data in document.get('pools', []):
             data = dict(data)
             ident = (data['namespace'], data['name'])
@@ -56,11 +58,30 @@ class _State(object):
                 (tuple(iv.parse_range(r['address'])[:2]), r['until']) for r in data.pop('released', []))
             self.pools[ident] = data
         for data in document.get('reservations', []):
-            r = Reservation.from_data(data)
-            self.reservations[r.ident] = data
-            self.holders[(r.namespace, r.version, r.address)] = r.ident
+            address = iv.parse_address(data['address'])
+            self.put(data, address.version, int(address))
+
+    def put(self, data, version, address):
+        ident = (data['namespace'], data['pool'], data['owner'], data['key'])
+        self.drop(ident)
+        self.reservations[ident] = data
+        self.places[ident] = (version, address)
+        self.holders[(ident[0], version, address)] = ident
+
+    def drop(self, ident):
+        self.lines.pop(ident, None)
+        if self.reservations.pop(ident, None) is not None:
+            version, address = self.places.pop(ident)
+            del self.holders[(ident[0], version, address)]
+
+    def _line(self, ident, item):
+        line = self.lines.get(ident)
+        if line is None:
+            line = self.lines[ident] = json.dumps(item, sort_keys=True)
+        return line
 
     def document(self):
+        """The document as text: one line per pool, reservation and history entry, keys sorted."""
         pools = []
         for ident in sorted(self.pools):
             data = dict(self.pools[ident])
@@ -68,14 +89,21 @@ class _State(object):
             data['released'] = [{'address': iv.to_str(v, n), 'until': until}
                                 for (v, n), until in sorted(self.released.get(ident, {}).items())]
             pools.append(data)
-        reservations = [Reservation.from_data(d) for d in self.reservations.values()]
-        reservations.sort(key=lambda r: (r.namespace, r.pool, r.version, r.address))
-        return {
-            'schema_version': SCHEMA_VERSION,
-            'pools': pools,
-            'reservations': [r.to_data() for r in reservations],
-            'history': self.history,
-        }
+        order = sorted(self.reservations, key=lambda i: i[:2] + self.places[i])
+        sections = [
+            ('history', [self._line(('history', i), e) for i, e in enumerate(self.history)]),
+            ('pools', [json.dumps(p, sort_keys=True) for p in pools]),
+            ('reservations', [self._line(i, self.reservations[i]) for i in order]),
+        ]
+        lines = ['{']
+        for name, items in sections:
+            lines.append('  "%s": [%s' % (name, '' if items else '],'))
+            if items:
+                lines.append(',\n'.join('    ' + item for item in items))
+                lines.append('  ],')
+        lines.append('  "schema_version": %d' % SCHEMA_VERSION)
+        lines.append('}')
+        return '\n'.join(lines) + '\n'
 
 
 class JsonStore(Store):
@@ -167,7 +195,7 @@ class JsonStore(Store):
         self._state, self._stat = _State(document), stat
 
     def _write(self):
-        text = json.dumps(self._state.document(), indent=2, sort_keys=True) + '\n'
+        text = self._state.document()
         directory = os.path.dirname(self.path)
         fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(self.path), dir=directory)
         try:
@@ -228,28 +256,36 @@ class JsonStore(Store):
 
     # -- reservations ---------------------------------------------------
     def get_reservation(self, namespace, pool, owner, key):
-        data = self._state.reservations.get((namespace, pool, owner, key))
-        return Reservation.from_data(data) if data else None
+        ident = (namespace, pool, owner, key)
+        return self._reservation(ident) if ident in self._state.reservations else None
 
     def holder(self, namespace, version, address):
         ident = self._state.holders.get((namespace, version, address))
-        return Reservation.from_data(self._state.reservations[ident]) if ident else None
+        return self._reservation(ident) if ident else None
+
+    def _reservation(self, ident):
+        data = self._state.reservations[ident]
+        version, address = self._state.places[ident]
+        return Reservation(*ident, version=version, address=address, static=data['static'],
+                           metadata=data['metadata'], created_at=data['created_at'],
+                           updated_at=data['updated_at'], expires_at=data['expires_at'])
 
     def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
                           first=None, last=None, expires_before=None):
         found = []
-        for ident, data in self._state.reservations.items():
+        state = self._state
+        for ident, data in state.reservations.items():
             if any(want is not None and want != have for want, have in zip((namespace, pool, owner, key), ident)):
                 continue
             if expires_before is not None and (data['expires_at'] is None or data['expires_at'] > expires_before):
                 continue
-            r = Reservation.from_data(data)
-            if version is not None and (r.version != version or (first is not None and r.address < first)
-                                        or (last is not None and r.address > last)):
+            v, n = state.places[ident]
+            if version is not None and (v != version or (first is not None and n < first)
+                                        or (last is not None and n > last)):
                 continue
-            found.append(r)
-        found.sort(key=lambda r: (r.namespace, r.pool, r.version, r.address))
-        return found
+            found.append(ident)
+        found.sort(key=lambda i: i[:2] + state.places[i])
+        return [self._reservation(ident) for ident in found]
 
     def count_reservations(self, namespace, pool):
         return sum(1 for ident in self._state.reservations if ident[:2] == (namespace, pool))
@@ -260,18 +296,10 @@ class JsonStore(Store):
         held = state.holders.get((r.namespace, r.version, r.address))
         if held is not None and held != r.ident:
             raise AddressInUse('%s is already held in namespace %s' % (r.address_str, r.namespace))
-        old = state.reservations.get(r.ident)
-        if old is not None:
-            old = Reservation.from_data(old)
-            state.holders.pop((old.namespace, old.version, old.address), None)
-        state.reservations[r.ident] = r.to_data()
-        state.holders[(r.namespace, r.version, r.address)] = r.ident
+        state.put(r.to_data(), r.version, r.address)
 
     def delete_reservation(self, reservation):
-        state = self._changed()
-        r = reservation
-        if state.reservations.pop(r.ident, None) is not None:
-            state.holders.pop((r.namespace, r.version, r.address), None)
+        self._changed().drop(reservation.ident)
 
     # -- free spans -----------------------------------------------------
     def _spans(self, namespace, pool):
@@ -334,4 +362,6 @@ class JsonStore(Store):
         return [dict(e) for e in self._state.history if all(v is None or e.get(k) == v for k, v in wanted)]
 
     def clear_history(self):
-        del self._changed().history[:]
+        state = self._changed()
+        del state.history[:]
+        state.lines = dict((k, v) for k, v in state.lines.items() if k[0] != 'history')

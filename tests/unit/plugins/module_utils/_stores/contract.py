@@ -573,7 +573,7 @@ class ConcurrencyTests(Base):
         workers = [ctx.Process(target=_reserve_many, args=(spec, w, 50, queue)) for w in range(20)]
         for w in workers:
             w.start()
-        results = [queue.get(timeout=600) for _ in workers]
+        results = [queue.get(timeout=600) for _worker in workers]
         for w in workers:
             w.join()
         addresses = [a for got, _errors in results for a in got]
