@@ -1,0 +1,93 @@
+# netpool.ipam build / test entry points. Every tool is used by its path in
+# a virtualenv that this Makefile builds; nothing is installed by hand.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+PYENV_ROOT_DIR := $(shell pyenv root 2>/dev/null)
+# Never the pyenv shims (the 3.12 shim fails while the global is 3.11):
+# the interpreter under versions/, else whatever python3.X is on PATH.
+PYTHON312 ?= $(or $(lastword $(sort $(wildcard $(PYENV_ROOT_DIR)/versions/3.12.*/bin/python3.12))),$(shell command -v python3.12 2>/dev/null),python3.12)
+PYTHON311 ?= $(or $(lastword $(sort $(wildcard $(PYENV_ROOT_DIR)/versions/3.11.*/bin/python3.11))),$(shell command -v python3.11 2>/dev/null),python3.11)
+
+VENV     := .venv
+VENV_MIN := .venv-min
+STAMP     := $(VENV)/.requirements.stamp
+STAMP_MIN := $(VENV_MIN)/.requirements.stamp
+LINK := collections/ansible_collections/netpool/ipam
+
+# Let ansible-* find this checkout whatever ANSIBLE_CONFIG the caller has.
+export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/collections
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: help venv venv-min link demo demo-min units units-min sanity integration \
+        molecule lint test build clean
+
+help:
+	@echo "make venv | venv-min | demo | demo-min | units | units-min | sanity | integration | molecule | lint | test | build | clean"
+
+# --- environments --------------------------------------------------------
+
+# collections/ is git-ignored: a fresh clone has no symlink.
+link:
+	@if [ ! -L $(LINK) ] || [ "$$(readlink $(LINK))" != "../../.." ]; then \
+	  mkdir -p $(dir $(LINK)); rm -rf $(LINK); ln -s ../../.. $(LINK); \
+	  echo "created $(LINK) -> ../../.."; fi
+
+venv: $(STAMP) link
+
+$(STAMP): requirements.txt requirements-dev.txt
+	@test -x $(VENV)/bin/python || $(PYTHON312) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet -r requirements.txt -r requirements-dev.txt
+	@touch $@
+
+venv-min: $(STAMP_MIN) link
+
+$(STAMP_MIN): requirements-min.txt
+	@test -x $(VENV_MIN)/bin/python || $(PYTHON311) -m venv $(VENV_MIN)
+	$(VENV_MIN)/bin/python -m pip install --quiet -r requirements-min.txt
+	@touch $@
+
+# --- running -------------------------------------------------------------
+
+demo: venv
+	$(VENV)/bin/ansible-playbook playbooks/demo.yml
+
+# The same smoke run on the oldest supported set (Python 3.11, ansible-core 2.19).
+demo-min: venv-min
+	$(VENV_MIN)/bin/ansible-playbook playbooks/demo.yml
+
+# --- tests ---------------------------------------------------------------
+
+units: venv
+	$(VENV)/bin/pytest tests/unit
+
+units-min: venv-min
+	$(VENV_MIN)/bin/pytest tests/unit
+
+# All sanity tests on the controller Python, then compile + import on every
+# target Python 3.9-3.13 found (modules/module_utils run there: no 3.10+
+# syntax); a missing version is skipped with a warning.
+sanity: venv
+	tests/utils/ansible-test.sh sanity --venv --python 3.12
+	tests/utils/ansible-test.sh sanity --venv --test compile --test import
+
+integration: venv
+	tests/utils/ansible-test.sh integration --venv --python 3.12
+
+molecule: venv
+	tests/utils/molecule.sh
+
+lint: venv
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/ansible-lint
+
+# What CI runs (.ci/run): units last, so pytest's summary is the last line.
+test: sanity integration molecule lint units-min units
+
+build: venv
+	$(VENV)/bin/ansible-galaxy collection build --force --output-path build/
+
+clean:
+	rm -rf $(VENV) $(VENV_MIN) tests/output build .pytest_cache .hypothesis .ansible
+	find . -path ./collections -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
