@@ -654,6 +654,8 @@ class Service(object):
             raise AddressOutOfPool("%s is not in any subnet of pool '%s' (%s)."
                                    % (text, pool.name, ', '.join(s.cidr for s in pool.subnets)))
         holder = self.store.holder(pool.namespace, version, n)
+        if holder is not None and holder.pool != pool.name:
+            self.store.lock_pool(holder.namespace, holder.pool)
         if holder is not None and holder.expires_at and holder.expires_at <= self._stamp():
             self._release(holder, self.store.get_pool(holder.namespace, holder.pool), 'expire')
             holder = None
@@ -711,6 +713,10 @@ class Service(object):
         with self.store.transaction(commit=not check):
             if pool is not None:
                 self.store.lock_pool(namespace, pool)
+            else:
+                # every pool the owner holds addresses in, locked in one order before reading again
+                for name in sorted(set(r.pool for r in self.store.find_reservations(namespace, owner=owner))):
+                    self.store.lock_pool(namespace, name)
             if keep_owners is not None:
                 targets = [r for r in self.store.find_reservations(namespace, pool) if r.owner not in keep]
             else:
