@@ -56,6 +56,11 @@ def import_state(store, document, replace=False, check=False):
         raise StoreVersion('The state to import has schema version %d, newer than this netpool.ipam understands '
                            '(%d). Upgrade the collection.' % (document['schema_version'], SCHEMA_VERSION))
     with store.transaction(commit=not check):
+        # keep every writer of the namespaces involved out (a shared store may have several)
+        namespaces = set(p.namespace for p in store.list_pools())
+        namespaces.update(p.get('namespace', 'default') for p in document.get('pools', []))
+        for namespace in sorted(namespaces):
+            store.lock_namespace(namespace)
         current = _read(store)
         if not is_empty(current) and not replace:
             raise InvalidArgument('The target store already holds %d pool(s) and %d reservation(s). Import into an '
@@ -80,4 +85,4 @@ def import_state(store, document, replace=False, check=False):
             store.save_reservation(Reservation.from_data(data))
         for entry in document['history']:
             store.add_history(entry)
-        return {'changed': not (current == _read(store)), 'before': current}
+        return {'changed': current != _read(store), 'before': current}

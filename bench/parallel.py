@@ -1,0 +1,139 @@
+#!/usr/bin/env python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Parallel reservations: throughput and duplicates (issue 4, SPEC §6).
+
+P processes (default 8) each make N dynamic reservations (default 500)
+through the service, all at once (a barrier starts them together), on one
+pool and then on P different pools (one per process), for each store.
+Reports reservations per second (all processes together, wall clock) and
+the duplicate count: addresses handed to two owners, checked both in what
+the processes were given and in what the store holds afterwards (must be 0).
+
+    .venv/bin/python bench/parallel.py                          # SQLite and PostgreSQL
+    .venv/bin/python bench/parallel.py --store postgresql --processes 8 --count 500
+    NETPOOL_IPAM_BENCH_POSTGRESQL=postgresql://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/parallel.py
+
+PostgreSQL runs in a schema of its own (created and dropped) in the database
+of NETPOOL_IPAM_BENCH_POSTGRESQL; SQLite in a temporary directory.
+"""
+
+import argparse
+import multiprocessing
+import os
+import platform
+import sys
+import tempfile
+import time
+import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'collections'))
+
+from ansible_collections.netpool.ipam.plugins.module_utils._service import Service  # noqa: E402
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store  # noqa: E402
+
+SERVER = os.environ.get('NETPOOL_IPAM_BENCH_POSTGRESQL', 'postgresql://postgres@127.0.0.1:5432/postgres')
+
+
+def _worker(spec, pools, index, count, barrier, queue):
+    store = open_store(spec, timeout=300)
+    svc = Service(store)
+    pool = pools[index % len(pools)]
+    barrier.wait()
+    start = time.perf_counter()
+    got, errors = [], []
+    for i in range(count):
+        try:
+            got.append(svc.reserve(pool, 'p%d-%d' % (index, i))['reservation']['address'])
+        except Exception as e:  # pylint: disable=broad-except
+            errors.append('%s: %s' % (type(e).__name__, e))
+    elapsed = time.perf_counter() - start
+    store.close()
+    queue.put((got, errors, start, start + elapsed))
+
+
+def run(spec, processes, count, pool_count):
+    pools = ['p%d' % i for i in range(pool_count)]
+    store = open_store(spec)
+    svc = Service(store)
+    for i, name in enumerate(pools):
+        svc.pool(name, subnets=[{'cidr': '10.%d.0.0/16' % i}])
+    ctx = multiprocessing.get_context('fork')
+    barrier = ctx.Barrier(processes)
+    queue = ctx.Queue()
+    workers = [ctx.Process(target=_worker, args=(spec, pools, w, count, barrier, queue)) for w in range(processes)]
+    for w in workers:
+        w.start()
+    results = [queue.get(timeout=1800) for dummy in workers]
+    for w in workers:
+        w.join()
+    given = [a for got, _e, _s, _t in results for a in got]
+    errors = [e for _g, errs, _s, _t in results for e in errs]
+    wall = max(t for _g, _e, _s, t in results) - min(s for _g, _e, s, _t in results)
+    held = svc.info()['reservations']
+    store.close()
+    held_keys = [(r['namespace'], r['address']) for r in held]
+    # the pools of this bench do not overlap: an address given twice is a duplicate, whatever the pool
+    duplicates = len(given) - len(set(given))
+    duplicates += len(held_keys) - len(set(held_keys))
+    return {'reservations': len(given), 'held': len(held), 'errors': errors, 'seconds': wall,
+            'per_second': len(given) / wall if wall else 0.0, 'duplicates': duplicates}
+
+
+def postgresql_spec():
+    import psycopg
+    schema = 'netpool_bench_%s' % uuid.uuid4().hex[:8]
+    with psycopg.connect(SERVER, autocommit=True) as conn:
+        conn.execute('CREATE SCHEMA %s' % schema)
+    sep = '&' if '?' in SERVER else '?'
+    return SERVER + sep + 'options=-csearch_path%3D' + schema, schema
+
+
+def drop_schema(schema):
+    import psycopg
+    with psycopg.connect(SERVER, autocommit=True) as conn:
+        conn.execute('DROP SCHEMA %s CASCADE' % schema)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--store', choices=('sqlite', 'postgresql', 'json'), action='append',
+                        help='store(s) to run (default sqlite and postgresql)')
+    parser.add_argument('--processes', type=int, default=8)
+    parser.add_argument('--count', type=int, default=500, help='reservations per process')
+    args = parser.parse_args()
+    kinds = args.store or ['sqlite', 'postgresql']
+    print('machine: %s, %d cores, Python %s, %s'
+          % (platform.platform(), os.cpu_count(), platform.python_version(), platform.processor() or platform.machine()))
+    print('%d processes x %d reservations, through the service; load average before: %.2f'
+          % (args.processes, args.count, os.getloadavg()[0]))
+    print('| store | pools | reservations | seconds | reservations/s | duplicates | errors |')
+    print('| --- | --- | --- | --- | --- | --- | --- |')
+    failed = False
+    for kind in kinds:
+        for pool_count in (1, args.processes):
+            schema = None
+            tmp = tempfile.mkdtemp(prefix='netpool-bench-')
+            if kind == 'postgresql':
+                spec, schema = postgresql_spec()
+            else:
+                spec = os.path.join(tmp, 'ipam.' + kind)
+            try:
+                r = run(spec, args.processes, args.count, pool_count)
+            finally:
+                if schema:
+                    drop_schema(schema)
+            print('| %s | %s | %d | %.2f | %.0f | %d | %d |' % (
+                kind, 'one' if pool_count == 1 else '%d different' % pool_count, r['reservations'], r['seconds'],
+                r['per_second'], r['duplicates'], len(r['errors'])))
+            for e in sorted(set(r['errors']))[:5]:
+                print('    error: %s' % e)
+            failed = failed or r['duplicates'] or r['errors'] or r['held'] != args.processes * args.count
+            sys.stdout.flush()
+    print('load average after: %.2f' % os.getloadavg()[0])
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

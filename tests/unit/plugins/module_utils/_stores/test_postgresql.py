@@ -1,0 +1,389 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The PostgreSQL store: the conformance suite, plus what only a server store can get wrong.
+
+Skipped with the reason when no server answers, unless
+NETPOOL_IPAM_TEST_POSTGRESQL=required (see postgresql_server.py).
+"""
+
+import gc
+import multiprocessing
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _postgresql
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import StoreContract
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
+
+SECRET = 'Sup3r-s3cret-pw'
+
+
+@pytest.fixture
+def schema():
+    """``(url, schema)`` of a fresh, empty state, dropped afterwards."""
+    with server.fresh_schema() as made:
+        yield made
+
+
+@pytest.fixture
+def spec(schema):
+    return schema[0]
+
+
+class TestPostgresqlStore(StoreContract):
+    """The whole conformance suite, each test in a schema of its own."""
+
+
+def _opened(spec, **kwargs):
+    store = open_store(spec, **kwargs)
+    return store, Service(store)
+
+
+@pytest.fixture
+def web(spec):
+    store, svc = _opened(spec)
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24', 'ranges': ['10.0.0.10-10.0.0.200']}])
+    svc.pool('db', subnets=[{'cidr': '10.1.0.0/24'}])
+    svc.reserve('web', 'h1', metadata={'mac': '52:54:00:00:00:01'})
+    yield store, svc
+    store.close()
+
+
+def _state(spec):
+    """The whole state, read on a connection of its own."""
+    store = open_store(spec)
+    try:
+        return export_state(store)
+    finally:
+        store.close()
+
+
+def _fails(code, call, *args, **kwargs):
+    with pytest.raises(IpamError) as info:
+        call(*args, **kwargs)
+    assert info.value.code == code, info.value.msg
+    return info.value
+
+
+def _terminate(store):
+    """End the store's server session from another connection, as a crash or restart of its backend would."""
+    pid = store._conn.info.backend_pid
+    with server.admin() as conn:
+        conn.execute('SELECT pg_terminate_backend(%s)', (pid,))
+        for dummy in range(100):
+            if not conn.execute('SELECT 1 FROM pg_stat_activity WHERE pid = %s', (pid,)).fetchone():
+                return
+            time.sleep(0.02)
+
+
+# -- the schema ----------------------------------------------------------------
+
+def test_tables_are_created_once_with_a_schema_version(spec, schema):
+    open_store(spec).close()
+    with server.admin() as conn:
+        tables = [r[0] for r in conn.execute('SELECT tablename FROM pg_tables WHERE schemaname = %s ORDER BY 1',
+                                             (schema[1],))]
+        version = conn.execute('SELECT value FROM %s.meta' % schema[1]).fetchall()
+    assert tables == ['free_span', 'history', 'meta', 'pool', 'released', 'reservation']
+    assert version == [('1',)]
+    open_store(spec).close()   # a second open finds the schema and leaves it
+
+
+def _open_and_close(spec, queue):
+    try:
+        open_store(spec).close()
+        queue.put(None)
+    except IpamError as e:
+        queue.put(e.msg)
+
+
+def test_controllers_creating_the_schema_at_once_all_succeed(spec):
+    ctx = multiprocessing.get_context('fork')
+    queue = ctx.Queue()
+    workers = [ctx.Process(target=_open_and_close, args=(spec, queue)) for dummy in range(6)]
+    for w in workers:
+        w.start()
+    results = [queue.get(timeout=60) for dummy in workers]
+    for w in workers:
+        w.join()
+    assert results == [None] * 6
+
+
+def test_newer_schema_is_refused_and_untouched(web, spec, schema):
+    with server.admin() as conn:
+        conn.execute("UPDATE %s.meta SET value = '99'" % schema[1])
+        before = _dump(conn, schema[1])
+        error = _fails('store_version', open_store, spec)
+        assert 'Upgrade the netpool.ipam collection' in error.msg
+        assert _dump(conn, schema[1]) == before
+
+
+def _dump(conn, schema):
+    return [conn.execute('SELECT * FROM %s.%s ORDER BY 1, 2' % (schema, t)).fetchall()
+            for t in ('meta', 'pool', 'reservation', 'free_span', 'released', 'history')]
+
+
+def test_a_search_path_without_any_schema_is_store_unavailable():
+    server.require_server()
+    error = _fails('store_unavailable', open_store, server.url('netpool_no_such_schema'))
+    assert 'search_path' in error.msg
+
+
+def test_rows_sort_by_code_point_whatever_the_database_locale(spec):
+    store, svc = _opened(spec)
+    for name in ('b', 'B', 'a', '_x', 'Z'):
+        svc.pool(name, subnets=[{'cidr': '10.%d.0.0/24' % (ord(name[-1]) % 200)}])
+    assert [p['name'] for p in svc.info()['pools']] == sorted(['b', 'B', 'a', '_x', 'Z'])
+    store.close()
+
+
+# -- an unreachable server, secrets ---------------------------------------------
+
+def test_closed_port_is_store_unavailable_without_the_password():
+    spec = 'postgresql://ipam:%s@127.0.0.1:%d/ipam' % (SECRET, server.closed_port())
+    error = _fails('store_unavailable', open_store, spec, timeout=2)
+    assert SECRET not in error.msg and SECRET not in repr(error.to_result())
+    assert 'postgresql://ipam:********@127.0.0.1' in error.msg
+    assert 'Check that the server runs' in error.msg
+
+
+def test_password_in_the_query_and_in_store_token_never_shows():
+    port = server.closed_port()
+    error = _fails('store_unavailable', open_store, 'postgresql://ipam@127.0.0.1:%d/ipam?password=%s' % (port, SECRET))
+    assert SECRET not in error.msg and 'password=********' in error.msg
+    error = _fails('store_unavailable', open_store, 'postgresql://ipam@127.0.0.1:%d/ipam' % port, token=SECRET)
+    assert SECRET not in error.msg
+
+
+def test_a_refused_login_is_store_unavailable(spec):
+    error = _fails('store_unavailable', open_store,
+                   server.url('public', password=SECRET).replace('/netpool_ipam_test?', '/netpool_no_such_db?'))
+    assert 'netpool_no_such_db' in error.msg and SECRET not in error.msg
+
+
+def test_store_token_is_the_password_and_is_given_once(spec):
+    store = open_store(spec, token=SECRET)   # trust auth: any password logs in
+    store.close()
+    error = _fails('invalid_argument', open_store, server.url('public', password='x'), token=SECRET)
+    assert SECRET not in error.msg and 'once' in error.msg
+
+
+def test_validate_certs_false_asks_for_tls_unless_the_url_says_otherwise(spec):
+    with server.admin() as conn:
+        ssl = conn.execute('SHOW ssl').fetchone()[0]
+    if ssl == 'on':
+        open_store(spec, validate_certs=False).close()
+    else:
+        error = _fails('store_unavailable', open_store, spec, validate_certs=False)
+        assert 'SSL' in error.msg
+    open_store(spec + '&sslmode=disable', validate_certs=False).close()
+
+
+def test_module_utils_import_without_psycopg():
+    code = ('import sys; sys.modules["psycopg"] = None\n'
+            'from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store\n'
+            'from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError\n'
+            'try:\n'
+            '    open_store("postgresql://ipam:%s@127.0.0.1/ipam")\n'
+            'except IpamError as e:\n'
+            '    print(e.code); print(e.msg)\n' % SECRET)
+    import ansible_collections
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(os.path.dirname(p) for p in ansible_collections.__path__))
+    out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True).stdout
+    code_, msg = out.splitlines()[:2]
+    assert code_ == 'store_unavailable'
+    assert "pip install 'psycopg[binary]'" in msg and SECRET not in msg
+
+
+# -- a server session that dies ----------------------------------------------------
+
+def test_backend_killed_inside_a_reservation_keeps_nothing(web, spec):
+    store, svc = web
+    before = _state(spec)
+    add_history = store.add_history
+
+    def dying(entry):
+        _terminate(store)   # the reservation and its free-span change are written, not committed
+        return add_history(entry)
+
+    store.add_history = dying
+    error = _fails('store_unavailable', svc.reserve, 'web', 'h2')
+    assert 'rerun' in error.msg
+    assert _state(spec) == before
+    store.add_history = add_history
+    # the same store object opens a new session and goes on
+    assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.11'
+
+
+def test_backend_killed_inside_a_pool_change_keeps_nothing(web, spec):
+    store, svc = web
+    before = _state(spec)
+    save_pool = store.save_pool
+
+    def dying(pool):
+        save_pool(pool)
+        _terminate(store)
+
+    store.save_pool = dying
+    _fails('store_unavailable', svc.pool, 'web', subnets=[{'cidr': '10.0.0.0/24'}, {'cidr': '10.2.0.0/24'}])
+    assert _state(spec) == before
+
+
+def test_backend_killed_between_operations_is_reopened(web, spec):
+    store, svc = web
+    _terminate(store)
+    assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.11'
+    _terminate(store)
+    assert svc.info(pool='web')['pools'][0]['used'] == 2
+
+
+def test_server_unreachable_after_opening_is_store_unavailable(web, spec):
+    store, svc = web
+    before = _state(spec)
+    _terminate(store)
+    store.spec = 'postgresql://postgres:%s@127.0.0.1:%d/x' % (SECRET, server.closed_port())
+    store._secrets.append(SECRET)
+    error = _fails('store_unavailable', svc.reserve, 'web', 'h2')
+    assert SECRET not in error.msg
+    assert _state(spec) == before
+
+
+# -- locks ---------------------------------------------------------------------------
+
+@pytest.fixture
+def holder(spec, web):
+    """A second controller's store, to hold locks with."""
+    store = open_store(spec)
+    yield store
+    store.close()
+
+
+def test_a_held_pool_lock_gives_store_busy_and_changes_nothing(web, holder, spec):
+    before = _state(spec)
+    _store, svc = _opened(spec, timeout=0.3)
+    with holder.transaction():
+        holder.lock_pool('default', 'web')
+        started = time.time()
+        error = _fails('store_busy', svc.reserve, 'web', 'h2')
+        assert time.time() - started < 3
+        assert 'raise timeout' in error.msg
+        _fails('store_busy', svc.release, pool='web', owner='h1')
+        _fails('store_busy', svc.range, 'web', '10.0.0.250', kind='excluded')
+    assert _state(spec) == before
+    assert svc.reserve('web', 'h2')['changed'] is True   # once the lock is gone
+
+
+def test_a_held_pool_lock_does_not_hold_other_pools(web, holder, spec):
+    """Pool A locked by one controller (a transaction in progress): pool B allocates at full speed."""
+    _store, svc = _opened(spec, timeout=5)
+    with holder.transaction():
+        holder.lock_pool('default', 'web')
+        started = time.time()
+        for i in range(20):
+            svc.reserve('db', 'h%d' % i)
+        assert time.time() - started < 3
+        _store2, busy = _opened(spec, timeout=0.2)
+        _fails('store_busy', busy.reserve, 'web', 'h9')
+    assert len(svc.info(pool='db')['reservations']) == 20
+
+
+def test_the_namespace_lock_holds_every_pool_of_its_namespace_only(web, holder, spec):
+    _store, svc = _opened(spec, timeout=0.3)
+    with holder.transaction():
+        holder.lock_namespace('default')
+        _fails('store_busy', svc.reserve, 'db', 'h2')
+        _fails('store_busy', svc.pool, 'new', subnets=[{'cidr': '10.9.0.0/24'}])
+        svc.pool('other', namespace='lab', subnets=[{'cidr': '10.0.0.0/24'}])
+        svc.reserve('other', 'h2', namespace='lab')
+    with holder.transaction():
+        holder.lock_pool('default', 'web')
+        _fails('store_busy', svc.pool, 'web', subnets=[{'cidr': '10.0.0.0/23'}])
+
+
+def test_a_waiting_writer_goes_on_once_the_lock_is_released(web, holder, spec):
+    _store, svc = _opened(spec, timeout=10)
+    done = []
+
+    def reserve():
+        done.append(svc.reserve('web', 'h2')['reservation']['address'])
+
+    with holder.transaction():
+        holder.lock_pool('default', 'web')
+        thread = threading.Thread(target=reserve)
+        thread.start()
+        time.sleep(0.5)
+        assert done == []
+    thread.join(10)
+    assert done == ['10.0.0.11']
+
+
+def test_the_unique_constraint_is_the_last_guard(web, spec):
+    store, svc = web
+    taken = svc.reserve('db', 'h5')['reservation']
+    with store.transaction(write=False):
+        r = store.get_reservation('default', 'db', 'h5', 'default').copy()
+    r.owner = 'intruder'
+    with pytest.raises(IpamError) as info:
+        with store.transaction():
+            store.save_reservation(r)    # no lock, no free-span check: only the constraint stops it
+    assert info.value.code == 'address_in_use' and taken['address'] in info.value.msg
+    assert len(svc.info(pool='db')['reservations']) == 1
+
+
+# -- processes ---------------------------------------------------------------------
+
+def _child_reserves(store, queue):
+    try:
+        queue.put(Service(store).reserve('web', 'child')['reservation']['address'])
+    except IpamError as e:
+        queue.put(e.msg)
+
+
+def test_a_forked_process_opens_its_own_session(web, spec):
+    store, svc = web
+    ctx = multiprocessing.get_context('fork')
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_reserves, args=(store, queue))
+    child.start()
+    assert queue.get(timeout=30) == '10.0.0.11'
+    child.join()
+    assert svc.reserve('web', 'parent')['reservation']['address'] == '10.0.0.12'
+    assert [r['owner'] for r in svc.info(pool='web')['reservations']] == ['h1', 'child', 'parent']
+
+
+def _child_closes(store, queue):
+    store.close()
+    del store
+    gc.collect()
+    queue.put('closed')
+
+
+def test_a_forked_process_closing_the_store_leaves_the_parent_session_alone(web, spec):
+    store, svc = web
+    pid = store._conn.info.backend_pid
+    ctx = multiprocessing.get_context('fork')
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_closes, args=(store, queue))
+    child.start()
+    assert queue.get(timeout=30) == 'closed'
+    child.join()
+    assert svc.reserve('web', 'parent')['reservation']['address'] == '10.0.0.11'
+    assert store._conn.info.backend_pid == pid   # the same session: it was not ended and reopened
+
+
+def test_store_missing_psycopg_says_how_to_install(monkeypatch):
+    monkeypatch.setattr(_postgresql, 'psycopg', None)
+    error = _fails('store_unavailable', open_store, 'postgresql://ipam:%s@db.example/ipam' % SECRET)
+    assert "pip install 'psycopg[binary]'" in error.msg and SECRET not in error.msg
