@@ -1,0 +1,101 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+
+class ModuleDocFragment(object):
+    """The store options of every netpool.ipam module (argument spec: module_utils/_options.py STORE_OPTIONS).
+
+    ``netpool.ipam.store`` is for modules; ``netpool.ipam.store.plugin`` gives the lookup the same options
+    with their C(env) entries.
+    """
+
+    DOCUMENTATION = r"""
+options:
+  store:
+    description:
+      - Where pools and reservations are kept, on the controller.
+      - A file path or a URL. A path ending in C(.json) is the JSON store; any other path is a SQLite
+        database file (created, mode 0600, when missing; its directory must exist).
+        V(postgresql://user:password@host/db) is a PostgreSQL store.
+        V(netbox+https://host) and V(netbox+http://host) name a NetBox store (not available in this version,
+        the task fails with C(error=unsupported)).
+      - A relative path is relative to the directory C(ansible-playbook) (or C(ansible-inventory)) was started
+        from, not to the playbook or the role.
+      - If not given, the value of the E(NETPOOL_IPAM_STORE) environment variable of the controller is used,
+        then V(ipam.sqlite).
+      - A password in the URL is never shown in results, messages or history.
+    type: str
+    default: ipam.sqlite
+  store_token:
+    description:
+      - The API token of a remote store (NetBox).
+      - If not given, the value of the E(NETPOOL_IPAM_STORE_TOKEN) environment variable is used.
+      - Never shown in results, messages or history.
+    type: str
+  validate_certs:
+    description:
+      - Whether the TLS certificate of a remote store (NetBox over HTTPS) is checked.
+      - Only set this to V(false) for a store you trust on a network you trust.
+    type: bool
+    default: true
+  timeout:
+    description:
+      - Seconds to wait for the store, including for the lock of another writer (another fork, another
+        controller). When the lock is not had in time the task fails with C(error=store_busy).
+    type: int
+    default: 30
+  namespace:
+    description:
+      - The address space (a VRF, a tenant, a region). Pools of one namespace never overlap and an address
+        is held by at most one reservation per namespace; two namespaces may hold the same addresses.
+    type: str
+    default: default
+notes:
+  - The module runs on the controller, in-process, through its action plugin; a play against remote hosts
+    needs neither C(delegate_to) nor a connection to them, and a task costs about what M(ansible.builtin.set_fact)
+    costs.
+  - "Every failure returns C(error), a stable code that playbooks can test (C(failed_when), C(until), C(rescue)):
+    C(address_in_use), C(address_out_of_pool), C(address_excluded), C(pool_exhausted), C(pool_not_found),
+    C(pool_overlap), C(pool_in_use), C(invalid_argument), C(store_busy), C(store_unavailable), C(store_version)
+    (a store written by a newer netpool.ipam) or C(unsupported). A failure changes nothing in the store."
+"""
+
+    PLUGIN = r"""
+options:
+  store:
+    description:
+      - Where pools and reservations are kept, on the controller.
+      - A file path or a URL. A path ending in C(.json) is the JSON store; any other path is a SQLite
+        database file. V(postgresql://user:password@host/db) is a PostgreSQL store.
+      - A relative path is relative to the directory C(ansible-playbook) (or C(ansible-inventory)) was started
+        from.
+      - A password in the URL is never shown in messages.
+    type: str
+    default: ipam.sqlite
+    env:
+      - name: NETPOOL_IPAM_STORE
+  store_token:
+    description:
+      - The API token of a remote store (NetBox). Never shown in messages.
+    type: str
+    env:
+      - name: NETPOOL_IPAM_STORE_TOKEN
+  validate_certs:
+    description:
+      - Whether the TLS certificate of a remote store (NetBox over HTTPS) is checked.
+    type: bool
+    default: true
+  timeout:
+    description:
+      - Seconds to wait for the store, including for the lock of another writer.
+    type: int
+    default: 30
+  namespace:
+    description:
+      - The address space the pools belong to.
+    type: str
+    default: default
+"""

@@ -1,0 +1,38 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The module adapter: a module's ``main()`` when the module file itself runs.
+
+This is a private module: it may change at any time.
+
+Playbooks normally run the action plugin of the same name on the controller
+(``plugins/plugin_utils/_adapter.py``). This path serves a module file that
+is executed directly (``python -m``, ``ansible -m`` without the action
+plugin, tests): same options, same service, and ``IpamError`` turned into
+``fail_json`` here and nowhere else.
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+
+
+class IpamModule(AnsibleModule):
+    """``AnsibleModule`` whose every failure carries an ``error`` code (options: ``invalid_argument``)."""
+
+    def fail_json(self, msg, **kwargs):
+        kwargs.setdefault('error', 'invalid_argument')
+        super(IpamModule, self).fail_json(msg, **kwargs)
+
+
+def run_module(name):
+    """Validate the options of module ``name``, run it, and exit with its result."""
+    module = IpamModule(supports_check_mode=True, **module_kwargs(name))
+    try:
+        result = _runner.run(name, module.params, check=module.check_mode, diff=module._diff)
+    except IpamError as e:
+        module.fail_json(**_runner.failure(e, module.params))
+    module.exit_json(**result)

@@ -1,0 +1,116 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The options of every netpool.ipam module, declared once.
+
+This is a private module: it may change at any time.
+
+``STORE_OPTIONS`` is the argument spec of the store options (documented by
+the ``netpool.ipam.store`` doc fragment); ``MODULES`` holds, per module, the
+keyword arguments of ``AnsibleModule`` / ``ArgumentSpecValidator``. The
+module files (``AnsibleModule``) and the action plugins (which validate the
+task's arguments on the controller) both read them from here, so a module's
+options cannot differ between the two paths.
+"""
+
+import copy
+
+from ansible.module_utils.common.parameters import env_fallback
+
+
+STORE_ENV = 'NETPOOL_IPAM_STORE'
+STORE_TOKEN_ENV = 'NETPOOL_IPAM_STORE_TOKEN'
+
+#: the store options shared by every module (and, with ``env:`` entries, the lookup)
+STORE_OPTIONS = dict(
+    store=dict(type='str', default='ipam.sqlite', fallback=(env_fallback, [STORE_ENV])),
+    store_token=dict(type='str', no_log=True, fallback=(env_fallback, [STORE_TOKEN_ENV])),
+    validate_certs=dict(type='bool', default=True),
+    timeout=dict(type='int', default=30),
+    namespace=dict(type='str', default='default'),
+)
+
+_STATE = dict(type='str', default='present', choices=['present', 'absent'])
+
+_SUBNET = dict(
+    cidr=dict(type='str', required=True),
+    gateway=dict(type='str'),
+    dns=dict(type='list', elements='str'),
+    ranges=dict(type='list', elements='str'),
+    exclude=dict(type='list', elements='str'),
+)
+
+#: the one-subnet shorthand of the pool module: these top-level options become subnets[0]
+SHORTHAND = ('cidr', 'gateway', 'dns', 'ranges', 'exclude')
+
+MODULES = {
+    'pool': dict(
+        argument_spec=dict(
+            name=dict(type='str', required=True),
+            state=_STATE,
+            subnets=dict(type='list', elements='dict', options=_SUBNET),
+            cidr=dict(type='str'),
+            gateway=dict(type='str'),
+            dns=dict(type='list', elements='str'),
+            ranges=dict(type='list', elements='str'),
+            exclude=dict(type='list', elements='str'),
+            parent=dict(type='str'),
+            prefix_length=dict(type='int'),
+            strategy=dict(type='str', choices=['first', 'random']),
+            reuse_delay=dict(type='str'),
+            description=dict(type='str'),
+            metadata=dict(type='dict'),
+            force=dict(type='bool', default=False),
+        ),
+        mutually_exclusive=[('subnets', 'cidr'), ('subnets', 'parent'), ('cidr', 'parent')],
+        required_together=[('parent', 'prefix_length')],
+        required_by=dict((k, 'cidr') for k in SHORTHAND[1:]),
+    ),
+    'range': dict(
+        argument_spec=dict(
+            pool=dict(type='str', required=True),
+            range=dict(type='list', elements='str', required=True, aliases=['ranges']),
+            kind=dict(type='str', default='allocatable', choices=['allocatable', 'excluded']),
+            state=_STATE,
+            force=dict(type='bool', default=False),
+        ),
+    ),
+    'reservation': dict(
+        argument_spec=dict(
+            pool=dict(type='str'),
+            owner=dict(type='str'),
+            key=dict(type='str', no_log=False),
+            address=dict(type='str'),
+            family=dict(type='str', choices=['ipv4', 'ipv6']),
+            metadata=dict(type='dict'),
+            ttl=dict(type='str'),
+            force=dict(type='bool', default=False),
+            reassign=dict(type='bool', default=False),
+            keep_owners=dict(type='list', elements='str'),
+            state=_STATE,
+        ),
+        mutually_exclusive=[('keep_owners', 'owner'), ('keep_owners', 'key')],
+        required_if=[('state', 'present', ('pool', 'owner')),
+                     ('state', 'absent', ('owner', 'keep_owners'), True)],
+        required_by={'keep_owners': 'pool'},
+    ),
+    'info': dict(
+        argument_spec=dict(
+            pool=dict(type='str'),
+            owner=dict(type='str'),
+            key=dict(type='str', no_log=False),
+            address=dict(type='str'),
+            history=dict(type='bool', default=False),
+            map=dict(type='bool', default=False),
+        ),
+    ),
+}
+
+for _spec in MODULES.values():
+    _spec['argument_spec'].update(STORE_OPTIONS)
+
+
+def module_kwargs(name):
+    """The argument spec and its constraints for module ``name`` (a fresh copy)."""
+    return copy.deepcopy(MODULES[name])

@@ -1,0 +1,159 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""What each module does with its validated options: one call of the service.
+
+This is a private module: it may change at any time.
+
+Both adapters use it: the module adapter (``_module.run_module``, which calls
+``fail_json``) and the controller-side adapter of the action plugins and the
+lookup (``plugin_utils/_adapter.py``, which returns failed results or raises
+``AnsibleError``). Nothing here exits or raises anything but ``IpamError``.
+
+Stores are opened once per process and kept (``service_for``): an Ansible
+worker (a forked process) or an ``ansible-inventory`` run pays for opening
+the store once, not once per task or per templated host. The cache is keyed
+by process id, so a forked child never uses a connection its parent opened.
+"""
+
+import os
+import re
+
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+    IpamError, InvalidArgument, StoreUnavailable, Unsupported)
+from ansible_collections.netpool.ipam.plugins.module_utils._options import SHORTHAND
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import DEFAULT_STORE, open_store
+
+try:
+    # Imported here, at import time, so that Ansible's forked workers inherit it already imported.
+    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+    IMPORT_ERROR = None
+except ImportError as e:  # netaddr missing: fail the task with a message, not at import
+    Service = None
+    IMPORT_ERROR = e
+
+#: (pid, store options, base_dir) -> Service
+_SERVICES = {}
+
+
+def _store_key(params, base_dir):
+    return (os.getpid(), params.get('store') or DEFAULT_STORE, params.get('store_token'),
+            bool(params.get('validate_certs', True)), params.get('timeout') or 30, base_dir)
+
+
+def service_for(params, base_dir=None):
+    """The ``Service`` over the store that ``params`` name, opened once per process.
+
+    ``base_dir`` is the directory a relative store path is relative to (the
+    controller's working directory for action plugins and the lookup).
+    """
+    key = _store_key(params, base_dir)
+    service = _SERVICES.get(key)
+    if service is None:
+        if Service is None:
+            raise Unsupported('netpool.ipam needs the Python library netaddr on the controller (%s). '
+                              'Install it with pip install netaddr.' % IMPORT_ERROR)
+        store = open_store(key[1], token=key[2], validate_certs=key[3], timeout=key[4], base_dir=base_dir)
+        service = _SERVICES[key] = Service(store)
+    return service
+
+
+def forget(params, base_dir=None):
+    """Drop a cached store (after ``store_unavailable``: the next task opens it again)."""
+    service = _SERVICES.pop(_store_key(params, base_dir), None)
+    if service is not None:
+        try:
+            service.store.close()
+        except Exception:  # pylint: disable=broad-except
+            pass
+
+
+def secrets(params):
+    """The secret values of ``params``: the store token and any password in a store URL."""
+    found = []
+    if params.get('store_token'):
+        found.append(params['store_token'])
+    match = re.search(r'://[^/@:]*:([^/@]+)@', params.get('store') or '')
+    if match:
+        found.append(match.group(1))
+    return found
+
+
+def scrub(value, hidden):
+    """``value`` with every string in ``hidden`` replaced by ``********`` (recursively)."""
+    if not hidden:
+        return value
+    if isinstance(value, str):
+        for secret in hidden:
+            value = value.replace(secret, '********')
+        return value
+    if isinstance(value, dict):
+        return dict((k, scrub(v, hidden)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return [scrub(v, hidden) for v in value]
+    return value
+
+
+def pool_subnets(params):
+    """``subnets`` from the pool module's options, turning the one-subnet shorthand into a list."""
+    if params.get('subnets') is not None:
+        return [dict((k, v) for k, v in subnet.items() if v is not None) for subnet in params['subnets']]
+    if params.get('cidr') is None:
+        return None
+    return [dict((k, params[k]) for k in SHORTHAND if params.get(k) is not None)]
+
+
+def _pool(service, p, check):
+    return service.pool(
+        p['name'], namespace=p['namespace'], state=p['state'], subnets=pool_subnets(p), parent=p.get('parent'),
+        prefix_length=p.get('prefix_length'), strategy=p.get('strategy'), reuse_delay=p.get('reuse_delay'),
+        description=p.get('description'), metadata=p.get('metadata'), force=p['force'], check=check)
+
+
+def _range(service, p, check):
+    return service.range(p['pool'], p['range'], namespace=p['namespace'], kind=p['kind'], state=p['state'],
+                         force=p['force'], check=check)
+
+
+def _reservation(service, p, check):
+    if p['state'] == 'absent':
+        return service.release(p['namespace'], pool=p.get('pool'), owner=p.get('owner'), key=p.get('key'),
+                               keep_owners=p.get('keep_owners'), check=check)
+    if p.get('keep_owners') is not None:
+        raise InvalidArgument('keep_owners sweeps with state: absent; it has no meaning with state: present.')
+    return service.reserve(
+        p['pool'], p['owner'], key=p.get('key') or 'default', namespace=p['namespace'], address=p.get('address'),
+        family=p.get('family'), metadata=p.get('metadata'), ttl=p.get('ttl'), force=p['force'],
+        reassign=p['reassign'], check=check)
+
+
+def _info(service, p, check):
+    result = service.info(p['namespace'], pool=p.get('pool'), owner=p.get('owner'), key=p.get('key'),
+                          address=p.get('address'), history=p['history'], map=p['map'])
+    result.pop('diff', None)
+    result['changed'] = False
+    return result
+
+
+OPERATIONS = {'pool': _pool, 'range': _range, 'reservation': _reservation, 'info': _info}
+
+
+def run(name, params, check=False, diff=False, base_dir=None):
+    """Run module ``name`` with its validated ``params``; the task result, or ``IpamError``."""
+    try:
+        result = OPERATIONS[name](service_for(params, base_dir), params, check)
+    except StoreUnavailable:
+        forget(params, base_dir)
+        raise
+    diff_data = result.pop('diff', None)
+    if diff and diff_data is not None:
+        result['diff'] = diff_data
+    return result
+
+
+def failure(error, params):
+    """The keys of a failed result for ``IpamError`` ``error``, with secrets hidden."""
+    if not isinstance(error, IpamError):
+        raise TypeError('failure() takes an IpamError')
+    return scrub(error.to_result(), secrets(params))

@@ -1,0 +1,364 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: pool
+short_description: Declare an IP address pool
+version_added: 0.1.0
+description:
+  - Creates, updates or deletes a named pool of IP addresses in a namespace of the netpool.ipam store.
+  - A pool has one or more subnets (IPv4 and IPv6 may be mixed); each subnet has a CIDR, an optional gateway and
+    DNS servers, allocatable ranges and exclusions. Give them with O(subnets), or give one subnet with the
+    shorthand O(cidr), O(gateway), O(dns), O(ranges) and O(exclude).
+  - With O(parent) and O(prefix_length) instead, the pool is a child pool carved from the first free aligned
+    prefix of its parent.
+  - Options not given are left as they are on an existing pool. A change that would leave a reservation outside
+    every subnet fails with C(error=pool_in_use) unless O(force=true). Shrinking ranges never touches
+    reservations.
+  - Runs on the controller (see the notes).
+author:
+  - netpool.ipam engineers (@netpool)
+extends_documentation_fragment:
+  - netpool.ipam.store
+  - netpool.ipam.attributes
+options:
+  name:
+    description:
+      - The name of the pool, unique in its namespace.
+    type: str
+    required: true
+  state:
+    description:
+      - V(present) creates or updates the pool.
+      - V(absent) deletes it. A pool that still has reservations or child pools fails with C(error=pool_in_use)
+        unless O(force=true), which releases them (recorded in history) and deletes the child pools too.
+    type: str
+    choices: [present, absent]
+    default: present
+  subnets:
+    description:
+      - The subnets of the pool, in the order dynamic allocation tries them.
+      - Replaces the pool's list of subnets. Keys not given on a subnet that already exists (same CIDR) keep
+        their values.
+      - Mutually exclusive with O(cidr) and O(parent).
+    type: list
+    elements: dict
+    suboptions:
+      cidr:
+        description:
+          - The subnet, for example V(10.0.0.0/24) or V(2001:db8::/64).
+        type: str
+        required: true
+      gateway:
+        description:
+          - The gateway address. It is never handed out dynamically.
+        type: str
+      dns:
+        description:
+          - DNS servers returned with every reservation of the subnet.
+        type: list
+        elements: str
+      ranges:
+        description:
+          - The allocatable ranges, as V(10.0.0.10-10.0.0.50), V(10.0.0.64/26) or one address V(10.0.0.7).
+          - When never given, every usable host address of the subnet is allocatable (IPv4 all but the network
+            and broadcast addresses up to /30; IPv6 all but the subnet-router address).
+          - Network and broadcast addresses are left out unless O(force=true).
+        type: list
+        elements: str
+      exclude:
+        description:
+          - Addresses never handed out dynamically, in the same forms as O(subnets[].ranges).
+        type: list
+        elements: str
+  cidr:
+    description:
+      - The one-subnet shorthand. Same as O(subnets) with one subnet of this CIDR.
+      - Mutually exclusive with O(subnets) and O(parent).
+    type: str
+  gateway:
+    description:
+      - The gateway of the O(cidr) subnet.
+    type: str
+  dns:
+    description:
+      - The DNS servers of the O(cidr) subnet.
+    type: list
+    elements: str
+  ranges:
+    description:
+      - The allocatable ranges of the O(cidr) subnet. See O(subnets[].ranges).
+    type: list
+    elements: str
+  exclude:
+    description:
+      - The exclusions of the O(cidr) subnet. See O(subnets[].exclude).
+    type: list
+    elements: str
+  parent:
+    description:
+      - Carve this pool out of the pool O(parent) of the same namespace, with O(prefix_length).
+      - The first free aligned prefix of the parent is taken (free of other child pools and of the parent's
+        reservations). The parent never hands out an address of a child pool. A full parent fails with
+        C(error=pool_exhausted).
+      - Idempotent by name. A child pool cannot change parents or size.
+    type: str
+  prefix_length:
+    description:
+      - The prefix length of the child pool carved from O(parent), for example V(26).
+    type: int
+  strategy:
+    description:
+      - How dynamic allocation picks a free address. V(first) takes the lowest free address; V(random) picks
+        uniformly among free addresses (suits IPv6).
+      - A new pool uses V(first) when not given.
+    type: str
+    choices: [first, random]
+  reuse_delay:
+    description:
+      - How long a released address stays out of dynamic allocation, so that ARP and DNS caches pointing at the
+        old holder expire first. Seconds, or a duration such as V(30m), V(12h) or V(7d).
+      - A new pool uses V(0) when not given. A static request may still take such an address.
+    type: str
+  description:
+    description:
+      - A free text description of the pool.
+    type: str
+  metadata:
+    description:
+      - A free dict of names to strings, numbers or booleans (site, VLAN, owner team...).
+    type: dict
+  force:
+    description:
+      - With O(state=present), release the reservations a change of subnets would leave outside the pool, and
+        allow network and broadcast addresses in ranges.
+      - With O(state=absent), delete the pool with its reservations and child pools.
+    type: bool
+    default: false
+seealso:
+  - module: netpool.ipam.range
+  - module: netpool.ipam.reservation
+  - module: netpool.ipam.info
+"""
+
+EXAMPLES = r"""
+- name: A pool with one subnet (shorthand)
+  netpool.ipam.pool:
+    name: web
+    cidr: 10.0.0.0/24
+    gateway: 10.0.0.1
+    dns: [10.0.0.2, 10.0.0.3]
+    ranges: [10.0.0.10-10.0.0.200]
+    exclude: [10.0.0.53]
+    description: Web servers
+
+- name: A dual-stack pool, random allocation, addresses kept for an hour after release
+  netpool.ipam.pool:
+    name: k8s-nodes
+    namespace: prod
+    strategy: random
+    reuse_delay: 1h
+    subnets:
+      - cidr: 10.1.0.0/22
+        gateway: 10.1.0.1
+      - cidr: 2001:db8:1::/64
+        gateway: 2001:db8:1::1
+    metadata:
+      vlan: 110
+
+- name: A /26 carved from the web pool
+  netpool.ipam.pool:
+    name: web-canary
+    parent: web
+    prefix_length: 26
+
+- name: Every task of the play uses the same store
+  module_defaults:
+    group/netpool.ipam.all:
+      store: /srv/ipam/state.sqlite
+  block:
+    - name: Delete a pool with whatever it still holds
+      netpool.ipam.pool:
+        name: old-lab
+        state: absent
+        force: true
+
+- name: Tell a pool that is in use from another failure
+  netpool.ipam.pool:
+    name: web
+    state: absent
+  register: deleted
+  failed_when: deleted is failed and deleted.error != 'pool_in_use'
+"""
+
+RETURN = r"""
+pool:
+  description:
+    - The pool after the change (in check mode, as it would be). An empty dict after O(state=absent).
+  returned: always
+  type: dict
+  contains:
+    namespace:
+      description: The namespace of the pool.
+      type: str
+      sample: default
+    name:
+      description: The name of the pool.
+      type: str
+      sample: web
+    subnets:
+      description: The subnets of the pool, in allocation order.
+      type: list
+      elements: dict
+      contains:
+        cidr:
+          description: The subnet.
+          type: str
+          sample: 10.0.0.0/24
+        gateway:
+          description: The gateway, or null.
+          type: str
+          sample: 10.0.0.1
+        dns:
+          description: The DNS servers.
+          type: list
+          elements: str
+          sample: [10.0.0.2]
+        ranges:
+          description: The allocatable ranges, merged and sorted, each as C(first-last).
+          type: list
+          elements: str
+          sample: [10.0.0.10-10.0.0.200]
+        exclude:
+          description: The exclusions, merged and sorted, each as C(first-last).
+          type: list
+          elements: str
+          sample: [10.0.0.53-10.0.0.53]
+        size:
+          description: How many addresses of the subnet dynamic allocation may hand out.
+          type: int
+          sample: 190
+        used:
+          description: How many addresses of the subnet are reserved.
+          type: int
+          sample: 12
+        free:
+          description: How many addresses of the subnet dynamic allocation could take now.
+          type: int
+          sample: 178
+        utilization:
+          description: The percentage of O(subnets[].ranges) not free.
+          type: float
+          sample: 6.32
+    parent:
+      description: The parent pool of a child pool, else null.
+      type: str
+      sample: null
+    children:
+      description: The names of the child pools carved from this pool.
+      type: list
+      elements: str
+      sample: [web-canary]
+    strategy:
+      description: The allocation strategy, C(first) or C(random).
+      type: str
+      sample: first
+    reuse_delay:
+      description: Seconds a released address stays out of dynamic allocation.
+      type: int
+      sample: 0
+    description:
+      description: The description.
+      type: str
+      sample: Web servers
+    metadata:
+      description: The free metadata dict.
+      type: dict
+      sample: {vlan: 110}
+    size:
+      description: How many addresses of the pool dynamic allocation may hand out.
+      type: int
+      sample: 190
+    used:
+      description: How many addresses of the pool are reserved.
+      type: int
+      sample: 12
+    free:
+      description: How many addresses dynamic allocation could take now.
+      type: int
+      sample: 178
+    utilization:
+      description: The percentage of allocatable addresses not free.
+      type: float
+      sample: 6.32
+    leased:
+      description: How many reservations of the pool have a lease (a C(ttl)).
+      type: int
+      sample: 0
+    expired:
+      description: How many leases have expired and not been released yet.
+      type: int
+      sample: 0
+    created_at:
+      description: When the pool was created (ISO 8601, UTC).
+      type: str
+      sample: '2026-01-31T12:00:00Z'
+    updated_at:
+      description: When the pool last changed (ISO 8601, UTC).
+      type: str
+      sample: '2026-01-31T12:00:00Z'
+diff:
+  description:
+    - The pool before and after the change, without the counters. C({}) stands for a pool that does not exist.
+  returned: in diff mode
+  type: dict
+  contains:
+    before:
+      description: The pool before.
+      type: dict
+    after:
+      description: The pool after.
+      type: dict
+error:
+  description:
+    - On failure, what went wrong, as a stable code.
+    - C(pool_overlap) (a subnet overlaps another pool of the namespace; RV(other_pool) names it),
+      C(pool_in_use) (reservations or child pools in the way; RV(addresses) lists them),
+      C(pool_not_found) (the O(parent) does not exist), C(pool_exhausted) (the O(parent) has no free prefix left),
+      C(invalid_argument), C(store_busy), C(store_unavailable), C(store_version), C(unsupported).
+  returned: failure
+  type: str
+  sample: pool_overlap
+addresses:
+  description: With C(error=pool_in_use), the reservations in the way.
+  returned: failure
+  type: list
+  elements: str
+  sample: [10.0.0.10]
+pools:
+  description: With C(error=pool_in_use) on deletion, the child pools in the way.
+  returned: failure
+  type: list
+  elements: str
+  sample: [web-canary]
+other_pool:
+  description: With C(error=pool_overlap), the pool overlapped.
+  returned: failure
+  type: str
+  sample: db
+"""
+
+from ansible_collections.netpool.ipam.plugins.module_utils._module import run_module
+
+
+def main():
+    run_module('pool')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,315 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: reservation
+short_description: Reserve or release IP addresses of a pool
+version_added: 0.1.0
+description:
+  - Reserves an address of a pool for an O(owner) (an inventory hostname, a VM id...) under a O(key) (one per
+    NIC, per index), idempotently. Re-running never moves an address.
+  - Without O(address), takes a free address by the pool's strategy (dynamic). With O(address), takes that
+    address (static); a reservation that holds another address moves to it in one transaction.
+  - With O(state=absent), releases the reservation, every reservation of the owner in the pool (no O(key)) or in
+    the namespace (no O(pool) either); or, with O(keep_owners), every reservation of the pool whose owner is not
+    in the list (the sweep for hosts that left the inventory).
+  - In check mode a dynamic reservation reports the address it would take, marked C(predicted=true); nothing
+    is held until a real run.
+  - Runs on the controller (see the notes); a play against the hosts themselves reserves for each of them
+    without C(delegate_to).
+author:
+  - netpool.ipam engineers (@netpool)
+extends_documentation_fragment:
+  - netpool.ipam.store
+  - netpool.ipam.attributes
+options:
+  pool:
+    description:
+      - The name of the pool.
+      - Required with O(state=present) and with O(keep_owners).
+    type: str
+  owner:
+    description:
+      - Whatever owns the address, usually V({{ inventory_hostname }}).
+      - Required with O(state=present). With O(state=absent), O(owner) or O(keep_owners) is required.
+    type: str
+  key:
+    description:
+      - Which address of the owner in the pool, when an owner holds several (V(eth0), V(eth1), V(vip)...).
+      - With O(state=present), V(default) when not given.
+      - With O(state=absent), when not given, every reservation of the owner (in O(pool), or in the whole
+        namespace when O(pool) is not given either) is released.
+    type: str
+  address:
+    description:
+      - The address to reserve (static). Without it, a free address is taken (dynamic).
+      - An address held by another reservation fails with C(error=address_in_use), unless O(reassign=true).
+      - An address outside every subnet of the pool fails with C(error=address_out_of_pool).
+      - An excluded address, the gateway, or the network or broadcast address fails with
+        C(error=address_excluded) unless O(force=true).
+      - An address inside a subnet but outside its ranges is allowed.
+    type: str
+  family:
+    description:
+      - Take a dynamic address of this family only, in a dual-stack pool.
+    type: str
+    choices: [ipv4, ipv6]
+  metadata:
+    description:
+      - A free dict of names to strings, numbers or booleans kept with the reservation (mac, hostname...).
+      - Replaces the metadata of an existing reservation; not given leaves it as it is.
+    type: dict
+  ttl:
+    description:
+      - Lease the address for this long (seconds, or V(30m), V(12h), V(7d)). Re-running renews the lease.
+        An expired lease is released by the store itself before any allocation.
+      - Without it the reservation never expires.
+    type: str
+  force:
+    description:
+      - Allow O(address) to be an excluded address, the gateway, the network or broadcast address, or an address
+        of a child pool.
+    type: bool
+    default: false
+  reassign:
+    description:
+      - Take O(address) over from whatever reservation of the namespace holds it, in one transaction recorded in
+        history (failover VIPs, elastic IPs).
+    type: bool
+    default: false
+  keep_owners:
+    description:
+      - With O(state=absent) and O(pool), release every reservation of the pool whose owner is not in this list,
+        for example V({{ groups['all'] }}). Check mode lists what would be released.
+      - Mutually exclusive with O(owner) and O(key).
+    type: list
+    elements: str
+  state:
+    description:
+      - V(present) reserves, V(absent) releases. Releasing what is not there is not a change.
+    type: str
+    choices: [present, absent]
+    default: present
+seealso:
+  - module: netpool.ipam.pool
+  - module: netpool.ipam.info
+  - plugin: netpool.ipam.address
+    plugin_type: lookup
+"""
+
+EXAMPLES = r"""
+- name: An address for every host of the play (runs on the controller, no connection to the hosts)
+  netpool.ipam.reservation:
+    pool: web
+    owner: "{{ inventory_hostname }}"
+  register: ipam
+
+- name: Use it
+  ansible.builtin.debug:
+    msg: "{{ inventory_hostname }} is {{ ipam.reservation.cidr }} via {{ ipam.reservation.gateway }}"
+
+- name: A second, IPv6, address for the storage NIC, with its MAC
+  netpool.ipam.reservation:
+    pool: storage
+    owner: "{{ inventory_hostname }}"
+    key: eth1
+    family: ipv6
+    metadata:
+      mac: "{{ ansible_facts.eth1.macaddress | default(omit) }}"
+
+- name: A fixed address
+  netpool.ipam.reservation:
+    pool: web
+    owner: lb1
+    key: vip
+    address: 10.0.0.5
+
+- name: Move the VIP to the standby (failover)
+  netpool.ipam.reservation:
+    pool: web
+    owner: lb2
+    key: vip
+    address: 10.0.0.5
+    reassign: true
+
+- name: A one-day lease for a CI runner
+  netpool.ipam.reservation:
+    pool: ci
+    owner: "runner-{{ build_id }}"
+    ttl: 1d
+
+- name: Release every address of a decommissioned host
+  netpool.ipam.reservation:
+    owner: old-web-3
+    state: absent
+
+- name: Release the addresses of hosts that left the inventory
+  netpool.ipam.reservation:
+    pool: web
+    keep_owners: "{{ groups['all'] }}"
+    state: absent
+  run_once: true
+
+- name: Retry while the pool is full, fail on anything else
+  netpool.ipam.reservation:
+    pool: tiny
+    owner: "{{ inventory_hostname }}"
+  register: result
+  until: result is not failed or result.error != 'pool_exhausted'
+  retries: 3
+"""
+
+RETURN = r"""
+reservation:
+  description:
+    - The reservation (in check mode, as it would be).
+  returned: when O(state=present) and success
+  type: dict
+  contains:
+    namespace:
+      description: The namespace.
+      type: str
+      sample: default
+    pool:
+      description: The pool.
+      type: str
+      sample: web
+    owner:
+      description: The owner.
+      type: str
+      sample: web1
+    key:
+      description: The key.
+      type: str
+      sample: default
+    address:
+      description: The address, in compressed canonical form.
+      type: str
+      sample: 10.0.0.10
+    prefix_length:
+      description: The prefix length of its subnet.
+      type: int
+      sample: 24
+    cidr:
+      description: The address with the prefix length.
+      type: str
+      sample: 10.0.0.10/24
+    netmask:
+      description: The netmask of its subnet (IPv4; null for IPv6).
+      type: str
+      sample: 255.255.255.0
+    network:
+      description: Its subnet.
+      type: str
+      sample: 10.0.0.0/24
+    gateway:
+      description: The gateway of its subnet, or null.
+      type: str
+      sample: 10.0.0.1
+    dns:
+      description: The DNS servers of its subnet.
+      type: list
+      elements: str
+      sample: [10.0.0.2]
+    static:
+      description: Whether the address was asked for (O(address)) rather than taken dynamically.
+      type: bool
+      sample: false
+    metadata:
+      description: The free metadata dict.
+      type: dict
+      sample: {mac: '52:54:00:12:34:56'}
+    created_at:
+      description: When the reservation was made (ISO 8601, UTC).
+      type: str
+      sample: '2026-01-31T12:00:00Z'
+    updated_at:
+      description: When it last changed (ISO 8601, UTC).
+      type: str
+      sample: '2026-01-31T12:00:00Z'
+    expires_at:
+      description: When the lease expires (ISO 8601, UTC); null unless O(ttl) was given.
+      type: str
+      sample: null
+    predicted:
+      description: True in check mode for a new dynamic reservation, whose address is only a prediction.
+      type: bool
+      returned: in check mode, for a new dynamic reservation
+      sample: true
+released:
+  description:
+    - The reservations released (in check mode, that would be released), each with the fields of RV(reservation).
+  returned: when O(state=absent) and success
+  type: list
+  elements: dict
+  sample:
+    - namespace: default
+      pool: web
+      owner: old-web-3
+      key: default
+      address: 10.0.0.13
+      prefix_length: 24
+      cidr: 10.0.0.13/24
+      netmask: 255.255.255.0
+      network: 10.0.0.0/24
+      gateway: 10.0.0.1
+      dns: []
+      static: false
+      metadata: {}
+      created_at: '2026-01-31T12:00:00Z'
+      updated_at: '2026-01-31T12:00:00Z'
+      expires_at: null
+diff:
+  description:
+    - With O(state=present), the reservation before (C({}) when new) and after.
+    - With O(state=absent), C(before.reservations) lists the released reservations and C(after.reservations) is
+      empty.
+  returned: in diff mode
+  type: dict
+  contains:
+    before:
+      description: Before.
+      type: dict
+    after:
+      description: After.
+      type: dict
+error:
+  description:
+    - On failure, what went wrong, as a stable code.
+    - C(pool_not_found), C(pool_exhausted) (no free address left), C(address_in_use) (RV(holder) names who holds
+      it), C(address_out_of_pool), C(address_excluded), C(invalid_argument), C(store_busy),
+      C(store_unavailable), C(store_version), C(unsupported).
+  returned: failure
+  type: str
+  sample: address_in_use
+holder:
+  description: With C(error=address_in_use), the reservation that holds the address.
+  returned: failure
+  type: dict
+  contains:
+    pool:
+      description: Its pool.
+      type: str
+    owner:
+      description: Its owner.
+      type: str
+    key:
+      description: Its key.
+      type: str
+  sample: {pool: web, owner: lb1, key: vip}
+"""
+
+from ansible_collections.netpool.ipam.plugins.module_utils._module import run_module
+
+
+def main():
+    run_module('reservation')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,116 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The controller-side adapter: what the action plugins and the lookup share.
+
+This is a private module: it may change at any time.
+
+- ``IpamAction`` is the whole of every action plugin: it validates the task's
+  arguments against the module's own argument spec (``_options.MODULES``),
+  runs the service in-process on the controller (no connection to the host,
+  nothing copied to it), honours the task's check and diff modes, and turns
+  every failure into a failed result with the SPEC ``error`` code, here and
+  nowhere else.
+- ``lookup_service`` / ``LookupIpamError`` do the same for the lookup, which
+  raises ``AnsibleError`` instead.
+
+A relative store path is relative to the directory ``ansible-playbook`` /
+``ansible-inventory`` was started from (the controller's working directory).
+"""
+
+import importlib
+import os
+import traceback
+
+from ansible.errors import AnsibleActionFail, AnsibleError
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+
+# Ansible loads action and lookup plugins in the controller process and forks a worker per host and task:
+# what is imported here is imported once, not once per host. The store registry imports store modules
+# lazily; the local stores (standard library only) are imported now so that no worker pays for it.
+for _store in ('_sqlite', '_json'):
+    try:
+        importlib.import_module('ansible_collections.netpool.ipam.plugins.module_utils._stores.' + _store)
+    except ImportError:  # pragma: no cover - reported when the store is opened
+        pass
+
+
+def base_dir():
+    """Where a relative store path is: the directory the ansible command was started from."""
+    return os.getcwd()
+
+
+def validate(name, args):
+    """``(params, None)`` from task ``args`` validated against module ``name``'s spec, or ``(None, failure)``."""
+    validator = ArgumentSpecValidator(**module_kwargs(name))
+    validation = validator.validate(dict(args))
+    if validation.error_messages:
+        msg = 'netpool.ipam.%s: invalid options: %s' % (name, '; '.join(validation.error_messages))
+        hidden = _runner.secrets(dict(args))
+        return None, _runner.scrub({'failed': True, 'msg': msg, 'error': 'invalid_argument'}, hidden)
+    return validation.validated_parameters, None
+
+
+def unexpected(name, error, params=None):
+    """A failed result for an exception that is not an ``IpamError`` (a bug): no traceback in ``msg``."""
+    hidden = _runner.secrets(params or {})
+    return _runner.scrub({
+        'failed': True,
+        'error': 'unsupported',
+        'msg': 'netpool.ipam.%s failed unexpectedly (%s: %s). This is a bug in netpool.ipam: please report it '
+               'with the output of -vvv.' % (name, type(error).__name__, error),
+        'exception': traceback.format_exc(),      # shown by Ansible at -vvv only
+    }, hidden)
+
+
+class IpamAction(ActionBase):
+    """One netpool.ipam module, run in-process on the controller. Subclasses set ``module``."""
+
+    module = None
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+
+    def run(self, tmp=None, task_vars=None):
+        try:
+            result = super(IpamAction, self).run(tmp, task_vars)
+        except AnsibleActionFail as e:    # async, which a controller-side task has no use for
+            return {'failed': True, 'msg': str(e), 'error': 'invalid_argument'}
+        params, failed = validate(self.module, self._task.args)
+        if failed:
+            result.update(failed)
+            return result
+        try:
+            result.update(_runner.run(self.module, params, check=bool(self._task.check_mode),
+                                      diff=bool(self._task.diff), base_dir=base_dir()))
+        except IpamError as e:
+            result.update(_runner.failure(e, params))
+            result['failed'] = True
+        except Exception as e:  # pylint: disable=broad-except
+            result.update(unexpected(self.module, e, params))
+        return result
+
+
+class LookupIpamError(AnsibleError):
+    """An ``AnsibleError`` carrying the SPEC ``error`` code (also at the end of its message)."""
+
+    def __init__(self, msg, code):
+        super(LookupIpamError, self).__init__('%s (error %s)' % (msg, code))
+        self.error = code
+
+
+def lookup_call(params, call):
+    """Run ``call(service)`` for the lookup; ``IpamError`` becomes ``LookupIpamError``."""
+    try:
+        return call(_runner.service_for(params, base_dir()))
+    except IpamError as e:
+        failure = _runner.failure(e, params)
+        if e.code == 'store_unavailable':
+            _runner.forget(params, base_dir())
+        raise LookupIpamError('lookup netpool.ipam.address: %s' % failure['msg'], failure['error'])

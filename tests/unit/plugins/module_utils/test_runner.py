@@ -1,0 +1,143 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The option mapping of the modules (module_utils/_runner.py and _options.py): shorthand, state absent,
+check and diff, the per-process store cache and secret scrubbing. The service itself is tested by the
+store conformance suite."""
+
+import os
+
+import pytest
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, PoolExhausted
+from ansible_collections.netpool.ipam.plugins.module_utils._options import MODULES, STORE_OPTIONS, module_kwargs
+
+
+def params(module, store, **given):
+    """Module ``module``'s validated params, as AnsibleModule / the action plugin would give them."""
+    result = ArgumentSpecValidator(**module_kwargs(module)).validate(dict(given, store=store))
+    assert not result.error_messages, result.error_messages
+    return result.validated_parameters
+
+
+@pytest.fixture
+def store(tmp_path):
+    yield str(tmp_path / 'ipam.sqlite')
+    _runner._SERVICES.clear()
+
+
+def test_every_module_has_the_store_options():
+    for name, spec in MODULES.items():
+        for option in STORE_OPTIONS:
+            assert option in spec['argument_spec'], (name, option)
+    assert STORE_OPTIONS['store_token']['no_log'] is True
+
+
+def test_store_env_fallback(monkeypatch, tmp_path):
+    monkeypatch.setenv('NETPOOL_IPAM_STORE', str(tmp_path / 'env.json'))
+    monkeypatch.setenv('NETPOOL_IPAM_STORE_TOKEN', 'tok')
+    result = ArgumentSpecValidator(**module_kwargs('info')).validate({})
+    assert result.validated_parameters['store'] == str(tmp_path / 'env.json')
+    assert result.validated_parameters['store_token'] == 'tok'
+    monkeypatch.delenv('NETPOOL_IPAM_STORE')
+    assert ArgumentSpecValidator(**module_kwargs('info')).validate({}).validated_parameters['store'] == 'ipam.sqlite'
+
+
+def test_shorthand_becomes_one_subnet():
+    p = {'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'dns': None, 'ranges': ['10.0.0.10-10.0.0.20'],
+         'exclude': None, 'subnets': None}
+    assert _runner.pool_subnets(p) == [{'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1',
+                                        'ranges': ['10.0.0.10-10.0.0.20']}]
+
+
+def test_subnets_drop_unset_keys_and_no_subnets_is_none():
+    p = {'subnets': [{'cidr': '10.0.0.0/24', 'gateway': None, 'dns': None, 'ranges': None, 'exclude': None}]}
+    assert _runner.pool_subnets(p) == [{'cidr': '10.0.0.0/24'}]
+    assert _runner.pool_subnets({'subnets': None, 'cidr': None}) is None
+
+
+@pytest.mark.parametrize('given', [
+    {'subnets': [{'cidr': '10.0.0.0/24'}], 'cidr': '10.0.0.0/24'},
+    {'cidr': '10.0.0.0/24', 'parent': 'p', 'prefix_length': 26},
+    {'gateway': '10.0.0.1'},
+    {'parent': 'p'},
+])
+def test_pool_option_conflicts(given):
+    result = ArgumentSpecValidator(**module_kwargs('pool')).validate(dict(given, name='web'))
+    assert result.error_messages
+
+
+def test_shorthand_and_subnets_create_the_same_pool(store, tmp_path):
+    short = _runner.run('pool', params('pool', store, name='a', cidr='10.0.0.0/24', gateway='10.0.0.1',
+                                       ranges=['10.0.0.10-10.0.0.20']))
+    other = str(tmp_path / 'other.sqlite')
+    full = _runner.run('pool', params('pool', other, name='a', subnets=[
+        {'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'ranges': ['10.0.0.10-10.0.0.20']}]))
+    assert short['pool']['subnets'] == full['pool']['subnets']
+
+
+def test_diff_only_in_diff_mode_and_check_mode_writes_nothing(store):
+    p = params('pool', store, name='web', cidr='10.0.0.0/29')
+    checked = _runner.run('pool', p, check=True, diff=True)
+    assert checked['changed'] and checked['diff']['before'] == {}
+    assert _runner.run('info', params('info', store))['pools'] == []
+    created = _runner.run('pool', p)
+    assert created['changed'] and 'diff' not in created
+    assert not _runner.run('pool', p)['changed']
+
+
+def test_reservation_present_and_absent(store):
+    _runner.run('pool', params('pool', store, name='web', cidr='10.0.0.0/29'))
+    reserved = _runner.run('reservation', params('reservation', store, pool='web', owner='h1'))
+    assert reserved['reservation']['key'] == 'default'
+    assert reserved['reservation']['address'] == '10.0.0.1'
+    released = _runner.run('reservation', params('reservation', store, owner='h1', state='absent'), diff=True)
+    assert [r['owner'] for r in released['released']] == ['h1']
+    assert released['diff']['after'] == {'reservations': []}
+
+
+def test_keep_owners_with_present_is_invalid(store):
+    _runner.run('pool', params('pool', store, name='web', cidr='10.0.0.0/29'))
+    with pytest.raises(InvalidArgument):
+        _runner.run('reservation', {'namespace': 'default', 'store': store, 'pool': 'web', 'owner': None,
+                                    'keep_owners': ['a'], 'state': 'present'})
+
+
+def test_info_never_changes_nor_diffs(store):
+    result = _runner.run('info', params('info', store), check=True, diff=True)
+    assert result == {'changed': False, 'pools': [], 'reservations': []}
+
+
+def test_store_opened_once_per_process(store):
+    p = params('info', store)
+    first = _runner.service_for(p)
+    assert _runner.service_for(p) is first
+    key = _runner._store_key(p, None)
+    assert key[0] == os.getpid()
+
+
+def test_relative_store_resolves_against_base_dir(tmp_path):
+    p = params('pool', 'rel.sqlite', name='web', cidr='10.0.0.0/29')
+    try:
+        _runner.run('pool', p, base_dir=str(tmp_path))
+    finally:
+        _runner._SERVICES.clear()
+    assert (tmp_path / 'rel.sqlite').exists()
+
+
+def test_secrets_and_scrub():
+    p = {'store': 'postgresql://ipam:s3cret@db/ipam', 'store_token': 'tok'}
+    assert sorted(_runner.secrets(p)) == ['s3cret', 'tok']
+    assert _runner.scrub({'msg': 'tok and s3cret', 'l': ['s3cret'], 'n': 1}, _runner.secrets(p)) == \
+        {'msg': '******** and ********', 'l': ['********'], 'n': 1}
+    assert _runner.secrets({'store': 'ipam.sqlite'}) == []
+
+
+def test_failure_has_the_code_and_hides_secrets():
+    error = PoolExhausted('no room with tok', pools=['tok'])
+    assert _runner.failure(error, {'store_token': 'tok'}) == \
+        {'msg': 'no room with ********', 'error': 'pool_exhausted', 'pools': ['********']}

@@ -1,0 +1,54 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The module files run directly (the module adapter, module_utils/_module.py): exit_json / fail_json."""
+
+import json
+
+import pytest
+
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+from ansible_collections.netpool.ipam.plugins.modules import info, pool, range as range_module, reservation
+
+
+def run(module, args, capsys):
+    with patch_module_args(args):
+        with pytest.raises(SystemExit) as exit_info:
+            module.main()
+    return exit_info.value.code, json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def store(tmp_path):
+    yield str(tmp_path / 'ipam.sqlite')
+    _runner._SERVICES.clear()
+
+
+def test_modules_run_directly(store, capsys):
+    code, out = run(pool, {'name': 'web', 'cidr': '10.0.0.0/29', 'store': store, '_ansible_diff': True}, capsys)
+    assert code == 0 and out['changed'] and out['diff']['before'] == {}
+    code, out = run(range_module, {'pool': 'web', 'range': '10.0.0.6', 'kind': 'excluded', 'store': store}, capsys)
+    assert code == 0 and out['pool']['subnets'][0]['exclude'] == ['10.0.0.6-10.0.0.6']
+    code, out = run(reservation, {'pool': 'web', 'owner': 'h1', 'store': store, '_ansible_check_mode': True}, capsys)
+    assert code == 0 and out['reservation']['predicted']
+    code, out = run(info, {'store': store}, capsys)
+    assert code == 0 and out['reservations'] == [] and not out['changed']
+
+
+def test_service_errors_fail_with_their_code(store, capsys):
+    code, out = run(reservation, {'pool': 'nope', 'owner': 'h1', 'store': store}, capsys)
+    assert code == 1 and out['failed'] and out['error'] == 'pool_not_found'
+
+
+def test_option_errors_fail_with_invalid_argument(store, capsys):
+    code, out = run(pool, {'name': 'web', 'colour': 'blue', 'store': store}, capsys)
+    assert code == 1 and out['error'] == 'invalid_argument'
+
+
+def test_token_is_not_echoed(tmp_path, capsys):
+    code, out = run(info, {'store': 'netbox+https://127.0.0.1:9', 'store_token': 'tok-SECRET'}, capsys)
+    assert code == 1 and out['error'] == 'unsupported'
+    assert 'tok-SECRET' not in json.dumps(out)

@@ -1,0 +1,107 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The controller-side adapter (plugin_utils/_adapter.py): the action plugins and the lookup."""
+
+from unittest.mock import MagicMock
+
+import yaml
+
+import pytest
+
+from ansible.errors import AnsibleError
+from ansible import constants as C
+
+from ansible_collections.netpool.ipam.plugins.action.pool import ActionModule as PoolAction
+from ansible_collections.netpool.ipam.plugins.action.reservation import ActionModule as ReservationAction
+from ansible_collections.netpool.ipam.plugins.doc_fragments.store import ModuleDocFragment as StoreFragment
+from ansible_collections.netpool.ipam.plugins.lookup import address
+from ansible_collections.netpool.ipam.plugins.lookup.address import LookupModule
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
+
+
+def action(cls, args, check=False, diff=False):
+    task = MagicMock()
+    task.args = args
+    task.check_mode = check
+    task.diff = diff
+    task.async_val = 0
+    connection = MagicMock()
+    connection._shell.tmpdir = None
+    return cls(task, connection, MagicMock(), loader=None, templar=None, shared_loader_obj=None)
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv('NETPOOL_IPAM_STORE', raising=False)
+    yield tmp_path
+    _runner._SERVICES.clear()
+
+
+def test_action_runs_in_process_relative_to_cwd(workdir):
+    result = action(PoolAction, {'name': 'web', 'cidr': '10.0.0.0/29'}, diff=True).run(task_vars={})
+    assert result['changed'] and result['diff']['before'] == {}
+    assert (workdir / 'ipam.sqlite').exists()
+    result = action(ReservationAction, {'pool': 'web', 'owner': 'h1'}, check=True).run(task_vars={})
+    assert result['reservation']['predicted'] and 'diff' not in result
+    assert not PoolAction._requires_connection
+
+
+def test_action_env_fallback(workdir, monkeypatch):
+    monkeypatch.setenv('NETPOOL_IPAM_STORE', 'from-env.json')
+    action(PoolAction, {'name': 'web', 'cidr': '10.0.0.0/29'}).run(task_vars={})
+    assert (workdir / 'from-env.json').exists()
+
+
+def test_action_failures_have_codes(workdir):
+    result = action(ReservationAction, {'pool': 'nope', 'owner': 'h1'}).run(task_vars={})
+    assert result['failed'] and result['error'] == 'pool_not_found'
+    result = action(ReservationAction, {'pool': 'web'}).run(task_vars={})
+    assert result['failed'] and result['error'] == 'invalid_argument'
+    result = action(PoolAction, {'name': 'web', 'bogus': 1, 'store_token': 'tok-SECRET'}).run(task_vars={})
+    assert result['error'] == 'invalid_argument' and 'tok-SECRET' not in str(result)
+
+
+def test_action_unexpected_error_is_a_result(workdir, monkeypatch):
+    def boom(*args, **kwargs):
+        raise ZeroDivisionError('boom')
+    monkeypatch.setattr(_runner, 'run', boom)
+    result = action(PoolAction, {'name': 'web'}).run(task_vars={})
+    assert result['failed'] and 'ZeroDivisionError' in result['msg'] and 'Traceback' not in result['msg']
+
+
+def test_action_async_is_refused_with_a_code(workdir):
+    plugin = action(PoolAction, {'name': 'web'})
+    plugin._task.async_val = 10
+    assert plugin.run(task_vars={})['error'] == 'invalid_argument'
+
+
+def lookup(terms, **kwargs):
+    """Run the lookup with the options its DOCUMENTATION (and the store.plugin doc fragment) declare."""
+    options = yaml.safe_load(StoreFragment.PLUGIN)['options']
+    options.update(yaml.safe_load(address.DOCUMENTATION)['options'])
+    plugin = LookupModule()
+    plugin._load_name = 'netpool.ipam.address'
+    C.config.initialize_plugin_configuration_definitions('lookup', plugin._load_name, options)
+    return plugin.run(terms, variables={}, **kwargs)
+
+
+def test_lookup(workdir):
+    action(PoolAction, {'name': 'web', 'cidr': '10.0.0.0/29', 'gateway': '10.0.0.1'}).run(task_vars={})
+    with pytest.raises(AnsibleError, match=r'netpool\.ipam\.reservation.*allocate=true.*\(error not_reserved\)'):
+        lookup(['web'], owner='h1')
+    assert lookup(['web'], owner='h1', allocate=True) == ['10.0.0.2']
+    assert lookup(['web'], owner='h1', format='cidr') == ['10.0.0.2/29']
+    assert lookup(['web'], owner='h1', format='dict')[0]['gateway'] == '10.0.0.1'
+    with pytest.raises(_adapter.LookupIpamError) as error:
+        lookup(['nope'], owner='h1')
+    assert error.value.error == 'pool_not_found'
+
+
+def test_lookup_hides_the_password(workdir):
+    with pytest.raises(AnsibleError) as error:
+        lookup(['web'], owner='h1', store='netbox+https://u:pw-SECRET@127.0.0.1:9')
+    assert 'pw-SECRET' not in str(error.value) and '(error unsupported)' in str(error.value)
