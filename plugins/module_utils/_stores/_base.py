@@ -58,6 +58,8 @@ class Store(abc.ABC):
         """Release connections and file handles."""
 
     # -- pools ----------------------------------------------------------
+    # A store may hand out the same Pool object again while the pool is unchanged:
+    # callers treat pools as read-only and change a ``pool.copy()``.
     @abc.abstractmethod
     def get_pool(self, namespace, name):
         """The ``Pool`` or None."""

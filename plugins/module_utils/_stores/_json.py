@@ -43,6 +43,7 @@ class _State(object):
 
     def __init__(self, document):
         self.pools = {}          # (namespace, name) -> pool data
+        self.parsed = {}         # (namespace, name) -> Pool, while unchanged
         self.free = {}           # (namespace, pool) -> sorted [(version, first, last)]
         self.released = {}       # (namespace, pool) -> {(version, address): until}
         self.reservations = {}   # (namespace, pool, owner, key) -> reservation data
@@ -235,23 +236,29 @@ class JsonStore(Store):
 
     # -- pools ----------------------------------------------------------
     def get_pool(self, namespace, name):
-        data = self._state.pools.get((namespace, name))
-        return Pool.from_data(data) if data else None
+        ident = (namespace, name)
+        state = self._state
+        if ident not in state.pools:
+            return None
+        if ident not in state.parsed:
+            state.parsed[ident] = Pool.from_data(state.pools[ident])
+        return state.parsed[ident]
 
     def list_pools(self, namespace=None):
-        return [Pool.from_data(d) for (ns, _name), d in sorted(self._state.pools.items())
-                if namespace is None or ns == namespace]
+        return [self.get_pool(*ident) for ident in sorted(self._state.pools)
+                if namespace is None or ident[0] == namespace]
 
     def save_pool(self, pool):
         state = self._changed()
         ident = (pool.namespace, pool.name)
         state.pools[ident] = pool.to_data()
+        state.parsed.pop(ident, None)
         state.free.setdefault(ident, [])
         state.released.setdefault(ident, {})
 
     def delete_pool(self, namespace, name):
         state = self._changed()
-        for table in (state.pools, state.free, state.released):
+        for table in (state.pools, state.parsed, state.free, state.released):
             table.pop((namespace, name), None)
 
     # -- reservations ---------------------------------------------------

@@ -43,16 +43,29 @@ class SqlStore(Store):
         return self._execute(sql, params).fetchone()
 
     # -- pools ----------------------------------------------------------
+    #: parsed pools by their stored text: parsing subnets is most of a read's cost (the lookup, reruns)
+    _parsed = None
+
+    def _pool(self, text):
+        if self._parsed is None:
+            self._parsed = {}
+        pool = self._parsed.get(text)
+        if pool is None:
+            if len(self._parsed) > 1024:
+                self._parsed.clear()
+            pool = self._parsed[text] = Pool.from_data(json.loads(text))
+        return pool
+
     def get_pool(self, namespace, name):
         row = self._one('SELECT data FROM pool WHERE namespace = ? AND name = ?', (namespace, name))
-        return Pool.from_data(json.loads(row[0])) if row else None
+        return self._pool(row[0]) if row else None
 
     def list_pools(self, namespace=None):
         if namespace is None:
             rows = self._rows('SELECT data FROM pool ORDER BY namespace, name')
         else:
             rows = self._rows('SELECT data FROM pool WHERE namespace = ? ORDER BY name', (namespace,))
-        return [Pool.from_data(json.loads(r[0])) for r in rows]
+        return [self._pool(r[0]) for r in rows]
 
     def save_pool(self, pool):
         self._execute(
