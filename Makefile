@@ -52,11 +52,11 @@ $(STAMP_MIN): requirements-min.txt
 # --- running -------------------------------------------------------------
 
 demo: venv
-	$(VENV)/bin/ansible-playbook playbooks/demo.yml
+	$(VENV)/bin/ansible-playbook -i playbooks/inventory/demo.yml playbooks/demo.yml
 
 # The same smoke run on the oldest supported set (Python 3.11, ansible-core 2.19).
 demo-min: venv-min
-	$(VENV_MIN)/bin/ansible-playbook playbooks/demo.yml
+	$(VENV_MIN)/bin/ansible-playbook -i playbooks/inventory/demo.yml playbooks/demo.yml
 
 # --- tests ---------------------------------------------------------------
 
