@@ -503,6 +503,13 @@ class ChildPoolTests(Base):
         svc.pool('kid', state='absent')
         assert svc.reserve('site', 'h9')['reservation']['address'] == '10.20.0.8'
 
+    def test_a_child_never_hands_out_the_parents_gateway(self, svc):
+        svc.pool('site', subnets=[{'cidr': '10.70.0.0/16', 'gateway': '10.70.0.1'}])
+        child = svc.pool('kid', parent='site', prefix_length=24)['pool']
+        assert child['subnets'][0]['cidr'] == '10.70.0.0/24'
+        assert child['subnets'][0]['exclude'] == ['10.70.0.1-10.70.0.1']
+        assert svc.reserve('kid', 'h1')['reservation']['address'] == '10.70.0.2'
+
     def test_ipv6_children_out_of_a_48(self, svc):
         svc.pool('v6', subnets=[{'cidr': '2001:db8:100::/48'}])
         assert svc.pool('n1', parent='v6', prefix_length=56)['pool']['subnets'][0]['cidr'] == '2001:db8:100::/56'
