@@ -31,11 +31,14 @@ FAMILIES = {'ipv4': 4, 'ipv6': 6}
 MAP_LIMIT = 4096
 NAME_LIMIT = 255
 RANDOM_TRIES = 32
+#: the longest ttl or reuse_delay: 100 years (a time past year 9999 cannot be stored or compared)
+MAX_DURATION = 100 * 365 * 86400
 _UNITS = {'s': 1, 'm': 60, 'h': 3600, 'd': 86400, 'w': 604800}
 
 
 def parse_duration(value, what):
     """Seconds from an int or a string like ``90``, ``30m``, ``12h``, ``7d``."""
+    given = value
     if isinstance(value, bool):
         value = None
     if isinstance(value, int):
@@ -44,10 +47,12 @@ def parse_duration(value, what):
         match = re.match(r'^\s*(\d+)\s*([smhdw]?)\s*$', value if isinstance(value, str) else '')
         if not match:
             raise InvalidArgument("%s must be a number of seconds or a duration like '30m', '12h' or '7d', got %r."
-                                  % (what, value))
+                                  % (what, given))
         seconds = int(match.group(1)) * _UNITS[match.group(2) or 's']
     if seconds < 0:
         raise InvalidArgument('%s must not be negative, got %r.' % (what, value))
+    if seconds > MAX_DURATION:
+        raise InvalidArgument('%s must be at most %d seconds (100 years), got %r.' % (what, MAX_DURATION, value))
     return seconds
 
 
@@ -379,6 +384,8 @@ class Service(object):
         if reuse_delay is not None:
             reuse_delay = parse_duration(reuse_delay, 'reuse_delay')
         metadata = check_metadata(metadata)
+        if description is not None and not isinstance(description, str):
+            raise InvalidArgument('description must be a string, got %r.' % (description,))
         if subnets is not None and (not isinstance(subnets, list) or not subnets):
             raise InvalidArgument('subnets must be a non-empty list of subnets (each with a cidr).')
         if parent is not None:
@@ -479,6 +486,10 @@ class Service(object):
         parent = self._pool(new.namespace, parent_name)
         siblings = self._children(parent)
         held = [(r.version, r.address) for r in self.store.find_reservations(parent.namespace, parent.name)]
+        if not any(s.prefix_length <= prefix_length <= (32 if s.version == 4 else 128) for s in parent.subnets):
+            raise InvalidArgument("A /%d cannot be carved from pool '%s': none of its subnets (%s) can hold one. "
+                                  "Give a prefix_length between the parent's prefix length and 32 (IPv4) or 128 (IPv6)."
+                                  % (prefix_length, parent_name, ', '.join(s.cidr for s in parent.subnets)))
         for subnet in parent.subnets:
             bits = 32 if subnet.version == 4 else 128
             if not subnet.prefix_length <= prefix_length <= bits:
@@ -488,7 +499,10 @@ class Service(object):
                                            1 << (bits - prefix_length))
             if start is not None:
                 network = iv.parse_network('%s/%d' % (iv.to_str(subnet.version, start), prefix_length))
-                new.subnets = [Subnet(network)]
+                child = Subnet(network)
+                if subnet.gateway is not None and subnet.gateway in child:
+                    child.exclude = [(subnet.gateway, subnet.gateway)]   # the parent's router is never handed out
+                new.subnets = [child]
                 new.parent = parent_name
                 return
         raise PoolExhausted("Pool '%s' has no free /%d left for child pool '%s'."
@@ -698,8 +712,8 @@ class Service(object):
                 raise InvalidArgument('keep_owners sweeps a whole pool: give it without owner and key.')
             if pool is None:
                 raise InvalidArgument('keep_owners needs pool: the pool to sweep.')
-            if not isinstance(keep_owners, (list, tuple)):
-                raise InvalidArgument('keep_owners must be a list of owners, got %r.' % (keep_owners,))
+            if not isinstance(keep_owners, (list, tuple)) or not all(isinstance(o, str) for o in keep_owners):
+                raise InvalidArgument('keep_owners must be a list of owners (strings), got %r.' % (keep_owners,))
             keep = set(keep_owners)
         else:
             if owner is None:
