@@ -60,6 +60,18 @@ demo-min: venv-min
 
 # --- tests ---------------------------------------------------------------
 
+# The oldest supported set (Python 3.11, ansible-core 2.19) runs the demo
+# journey end to end on a fresh store, then again: the rerun must change nothing.
+smoke-min: venv-min
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	NETPOOL_IPAM_STORE=$$tmp/ipam.sqlite $(VENV_MIN)/bin/ansible-playbook -i playbooks/inventory/demo.yml playbooks/demo.yml > $$tmp/first.log \
+	  || { cat $$tmp/first.log; exit 1; }; \
+	NETPOOL_IPAM_STORE=$$tmp/ipam.sqlite $(VENV_MIN)/bin/ansible-playbook -i playbooks/inventory/demo.yml playbooks/demo.yml > $$tmp/rerun.log \
+	  || { cat $$tmp/rerun.log; exit 1; }; \
+	if grep -E 'changed=[1-9]' $$tmp/rerun.log; then echo "smoke-min: the rerun changed something"; exit 1; fi; \
+	test -s $$tmp/ipam.sqlite; \
+	echo "smoke-min: demo journey and idempotent rerun pass on $$($(VENV_MIN)/bin/ansible --version | sed -n 1p)"
+
 units: venv
 	$(VENV)/bin/pytest tests/unit
 
@@ -83,7 +95,7 @@ lint: venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/ansible-lint
 
 # What CI runs (.ci/run): units last, so pytest's summary is the last line.
-test: sanity integration molecule lint units-min units
+test: sanity integration molecule lint smoke-min units-min units
 
 build: venv
 	$(VENV)/bin/ansible-galaxy collection build --force --output-path build/
