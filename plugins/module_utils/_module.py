@@ -23,8 +23,17 @@ from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 class IpamModule(AnsibleModule):
     """``AnsibleModule`` whose every failure carries an ``error`` code (options: ``invalid_argument``)."""
 
+    def _hide_secrets(self):
+        """A password in the store URL is not a no_log option of its own: hide it like one (``invocation``)."""
+        self.no_log_values.update(_runner.secrets(getattr(self, 'params', None) or {}))
+
+    def exit_json(self, **kwargs):
+        self._hide_secrets()
+        super(IpamModule, self).exit_json(**kwargs)
+
     def fail_json(self, msg, **kwargs):
         kwargs.setdefault('error', 'invalid_argument')
+        self._hide_secrets()
         super(IpamModule, self).fail_json(msg, **kwargs)
 
 

@@ -75,7 +75,11 @@ class SqliteStore(SqlStore):
             self._conn.execute('PRAGMA synchronous=FULL')
         except (OSError, sqlite3.Error) as e:
             raise StoreUnavailable('Cannot open the SQLite store %s: %s' % (path, e))
-        self._migrate()
+        try:
+            self._migrate()
+        except BaseException:
+            self._conn.close()      # a refused store keeps no -wal/-shm files behind
+            raise
 
     def _execute(self, sql, params=()):
         return self._conn.execute(sql, params)
@@ -140,6 +144,9 @@ class SqliteStore(SqlStore):
         if 'locked' in text or 'busy' in text:
             return StoreBusy('The SQLite store %s stayed locked by another writer for more than %s seconds. '
                              'Retry, or raise timeout.' % (self.path, self.timeout))
+        if 'disk is full' in text or 'disk I/O error' in text:
+            return StoreUnavailable('Cannot write the SQLite store %s: %s (a full disk, a file size limit or a failing '
+                                    'disk). Free some space and retry; the store was not changed.' % (self.path, text))
         return StoreUnavailable('The SQLite store %s failed: %s' % (self.path, text))
 
     def lock_pool(self, namespace, name):

@@ -1,0 +1,62 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""What the reliability tests share (test_bad_input, test_state_machine, test_crash, test_upgrade, test_secrets).
+
+Not a test file: helpers only. ``STORE_KINDS`` names every store that runs
+here; PostgreSQL is skipped with the reason when no server answers (see
+``_stores/postgresql_server.py``).
+"""
+
+import contextlib
+import os
+import shutil
+import sys
+
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
+FIXTURES = os.path.join(ROOT, 'tests', 'unit', 'fixtures')
+
+STORE_KINDS = ('sqlite', 'json', 'postgresql')
+FILE_KINDS = ('sqlite', 'json')
+
+
+@contextlib.contextmanager
+def fresh_spec(kind, directory):
+    """Yield a ``store`` value naming a new, empty state of ``kind`` (PostgreSQL: a schema dropped afterwards)."""
+    if kind == 'sqlite':
+        yield os.path.join(str(directory), 'ipam.sqlite')
+    elif kind == 'json':
+        yield os.path.join(str(directory), 'ipam.json')
+    else:
+        from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server
+        with postgresql_server.fresh_schema('rel') as (spec, _schema):
+            yield spec
+
+
+def snapshot(store, spec):
+    """What must not change: the full content (``export_state``), and for JSON the file's bytes."""
+    raw = None
+    if spec.endswith('.json') and os.path.exists(spec):
+        with open(spec, 'rb') as f:
+            raw = f.read()
+    return export_state(store), raw
+
+
+def ansible_bin(name):
+    """The path of an ansible command next to this Python (``make venv``), or None."""
+    candidate = os.path.join(os.path.dirname(sys.executable), name)
+    return candidate if os.path.exists(candidate) else shutil.which(name)
+
+
+def ansible_env(**extra):
+    """The environment an ansible-playbook subprocess of the tests runs with: this checkout as the collection."""
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'),
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, 'collections'),
+               ANSIBLE_PYTHON_INTERPRETER=sys.executable, ANSIBLE_NOCOLOR='1', ANSIBLE_FORCE_COLOR='0')
+    env.pop('NETPOOL_IPAM_STORE', None)
+    env.pop('NETPOOL_IPAM_STORE_TOKEN', None)
+    env.update(extra)
+    return env

@@ -1,0 +1,239 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Secrets and permissions.
+
+- Every file a store creates is 0600, even under umask 0: the SQLite file and
+  its -wal/-shm, the JSON document, its lock file and its temporary file.
+- ``store_token`` and a password in a store URL never appear in a result, a
+  failure, the history or the output of ``ansible-playbook -vvv``: through the
+  action plugins, the module files and the lookup, on a PostgreSQL URL whose
+  port is closed and (when a server answers) on a real PostgreSQL store
+  reached with a password.
+"""
+
+import json
+import os
+import stat
+import subprocess
+
+import pytest
+import yaml
+
+from ansible.errors import AnsibleError
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.test_bad_input import (
+    run_action, run_lookup, run_module)
+
+SECRET = 'S3cr3t-Pa55word-42'
+TOKEN = 'T0ken-0f-the-N3tbox-77'
+
+
+def mode(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+@pytest.fixture
+def umask_0():
+    old = os.umask(0)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+@pytest.fixture(autouse=True)
+def forget_services():
+    yield
+    _runner._SERVICES.clear()
+
+
+def test_sqlite_files_are_0600_under_umask_0(tmp_path, umask_0):
+    path = str(tmp_path / 'ipam.sqlite')
+    store = open_store(path)
+    svc = Service(store)
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
+    svc.reserve('web', 'h1')
+    for name in ('ipam.sqlite', 'ipam.sqlite-wal', 'ipam.sqlite-shm'):
+        assert mode(str(tmp_path / name)) == 0o600, name
+    assert os.umask(0) == 0                 # the test really ran under umask 0
+    store.close()
+    assert sorted(os.listdir(str(tmp_path))) == ['ipam.sqlite']
+    assert mode(path) == 0o600
+
+
+def test_json_files_are_0600_under_umask_0(tmp_path, umask_0, monkeypatch):
+    path = str(tmp_path / 'ipam.json')
+    seen = []
+    replace = os.replace
+
+    def spy(src, dst):
+        seen.append((os.path.basename(src), mode(src)))
+        return replace(src, dst)
+    monkeypatch.setattr(_json.os, 'replace', spy)
+    svc = Service(open_store(path))
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
+    svc.reserve('web', 'h1')
+    assert len(seen) == 2 and all(name.startswith('.ipam.json.') and m == 0o600 for name, m in seen), seen
+    assert mode(path) == 0o600 and mode(path + '.lock') == 0o600
+    assert sorted(os.listdir(str(tmp_path))) == ['ipam.json', 'ipam.json.lock']
+
+
+# -- secrets --------------------------------------------------------------------------------------------------
+
+def _closed_url():
+    return 'postgresql://ipam:%s@127.0.0.1:%d/ipam' % (SECRET, server.closed_port())
+
+
+def _no_secret(*things):
+    text = json.dumps(things, default=repr)
+    assert SECRET not in text and TOKEN not in text
+
+
+@pytest.mark.parametrize('module, args', [
+    ('reservation', {'pool': 'web', 'owner': 'h1'}),
+    ('reservation', {'pool': 'web', 'owner': 'h1', 'state': 'absent'}),
+    ('pool', {'name': 'web', 'cidr': '10.0.0.0/24'}),
+    ('range', {'pool': 'web', 'range': '10.0.0.5'}),
+    ('info', {'history': True}),
+])
+def test_closed_port_failures_hide_the_password(module, args, capsys):
+    pytest.importorskip('psycopg')
+    args = dict(args, store=_closed_url(), store_token=TOKEN, timeout=3)
+    result = run_action(module, args)
+    assert result['failed'] and result['error'] in ('store_unavailable', 'invalid_argument'), result
+    _no_secret(result)
+    result = run_module(module, args, capsys)
+    assert result['failed'], result
+    _no_secret(result)
+
+
+def test_option_errors_hide_the_password(capsys):
+    """Refused before any store is opened (ansible-core 2.19 puts every option in ``invocation``)."""
+    args = {'pool': 'web', 'owner': 'h1', 'timeout': 'soon', 'store': 'postgresql://ipam:%s@db.example/ipam' % SECRET}
+    for result in (run_action('reservation', args), run_module('reservation', args, capsys)):
+        assert result['failed'] and result['error'] == 'invalid_argument', result
+        _no_secret(result)
+
+
+def test_the_password_of_a_query_parameter_is_hidden_too(capsys):
+    pytest.importorskip('psycopg')
+    url = 'postgresql://ipam@127.0.0.1:%d/ipam?password=%s&connect_timeout=3' % (server.closed_port(), SECRET)
+    result = run_action('info', {'store': url})
+    assert result['error'] == 'store_unavailable'
+    _no_secret(result)
+
+
+def test_token_of_a_store_that_is_not_there_is_hidden(capsys):
+    result = run_action('reservation', {'pool': 'web', 'owner': 'h1', 'store': 'netbox+https://netbox.example',
+                                        'store_token': TOKEN})
+    assert result['error'] == 'unsupported'
+    _no_secret(result)
+
+
+def test_lookup_failures_hide_the_password():
+    pytest.importorskip('psycopg')
+    with pytest.raises(AnsibleError) as info:
+        run_lookup(['web'], owner='h1', store=_closed_url(), timeout=3)
+    assert 'store_unavailable' in str(info.value)
+    _no_secret(str(info.value), repr(info.value))
+
+
+def test_a_real_postgresql_store_reached_with_a_password_keeps_it_out_of_everything(capsys):
+    server.require_server()
+    with server.fresh_schema('sec') as (_url, schema):
+        url = server.url(schema, password=SECRET)          # trust auth: any password logs in
+        assert SECRET in url
+        results = [
+            run_action('pool', {'name': 'web', 'cidr': '10.0.0.0/29', 'store': url}),
+            run_action('reservation', {'pool': 'web', 'owner': 'h1', 'store': url, 'metadata': {'note': 'x'}}),
+            run_action('reservation', {'pool': 'web', 'owner': 'h2', 'address': '10.0.0.5', 'store': url}),
+            run_action('reservation', {'pool': 'web', 'owner': 'h1', 'state': 'absent', 'store': url}),
+            run_action('info', {'history': True, 'map': True, 'store': url}),
+            run_lookup(['web'], owner='h3', allocate=True, format='dict', store=url),
+            run_module('info', {'history': True, 'store': url}, capsys),
+        ]
+        assert not any(isinstance(r, dict) and r.get('failed') for r in results), results
+        assert results[4]['history']
+        store = open_store(url)
+        state = export_state(store)
+        store.close()
+        _no_secret(results, state)
+
+
+PLAYBOOK = """
+- hosts: all
+  gather_facts: false
+  tasks:
+    - name: a store whose port is closed
+      netpool.ipam.reservation:
+        pool: web
+        owner: "{{ inventory_hostname }}"
+        store: "{{ closed_url }}"
+        store_token: "{{ token }}"
+        timeout: 3
+      ignore_errors: true
+    - name: the lookup on it
+      ansible.builtin.debug:
+        msg: "{{ lookup('netpool.ipam.address', 'web', owner=inventory_hostname, store=closed_url) }}"
+      ignore_errors: true
+    - name: a store that works, with a token
+      netpool.ipam.pool:
+        name: web
+        cidr: 10.0.0.0/29
+        store: "{{ good_store }}"
+        store_token: "{{ good_token | default(omit) }}"
+    - name: reserve on it
+      netpool.ipam.reservation:
+        pool: web
+        owner: "{{ inventory_hostname }}"
+        store: "{{ good_store }}"
+        store_token: "{{ good_token | default(omit) }}"
+    - name: history
+      netpool.ipam.info:
+        history: true
+        store: "{{ good_store }}"
+        store_token: "{{ good_token | default(omit) }}"
+"""
+
+
+@pytest.mark.skipif(not ansible_bin('ansible-playbook'), reason='ansible-playbook is not installed (make venv)')
+def test_ansible_playbook_vvv_output_never_shows_a_secret(tmp_path):
+    pytest.importorskip('psycopg')
+    with_server = True
+    try:
+        server.require_server()
+    except BaseException:  # pylint: disable=broad-except
+        with_server = False
+    (tmp_path / 'play.yml').write_text(PLAYBOOK)
+    (tmp_path / 'hosts.ini').write_text('node1 ansible_connection=local\n')
+    variables = {'closed_url': _closed_url(), 'token': TOKEN, 'good_token': TOKEN,
+                 'good_store': str(tmp_path / 'ipam.sqlite')}
+
+    def play(variables):
+        (tmp_path / 'vars.yml').write_text(yaml.safe_dump(variables))
+        proc = subprocess.run([ansible_bin('ansible-playbook'), '-vvv', '-i', 'hosts.ini', '-e', '@vars.yml',
+                               'play.yml'], cwd=str(tmp_path), env=ansible_env(), capture_output=True, text=True,
+                              timeout=300)
+        output = proc.stdout + proc.stderr
+        assert proc.returncode == 0, output
+        assert 'ok=5' in output and 'failed=0' in output and 'ignored=2' in output, output[-3000:]
+        assert 'store_unavailable' in output               # the failures were reported...
+        assert SECRET not in output and TOKEN not in output  # ...without the secrets
+        return output
+
+    play(variables)
+    if with_server:
+        with server.fresh_schema('vvv') as (_url, schema):
+            variables['good_store'] = server.url(schema, password=SECRET)   # a password in the URL: no token
+            del variables['good_token']
+            play(variables)

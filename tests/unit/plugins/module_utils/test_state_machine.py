@@ -1,0 +1,475 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""A stateful fuzz test: random operations on small pools, against a small reference model.
+
+Hypothesis drives ``Service`` with random pool creations and deletions,
+range and exclusion edits, dynamic and static reservations (moves, reassigns,
+forced), releases and sweeps, leases and clock advances, on pools with and
+without a reuse delay, in two namespaces. A reference model written with
+``ipaddress`` and Python sets (nothing from the collection) predicts every
+outcome: the error code, or the address (``first`` strategy: exactly;
+``random``: one of the free ones) and ``changed``.
+
+After every step, from ``export_state`` alone:
+- no address is held twice in a namespace;
+- every held address is inside a subnet of its pool;
+- each pool's free spans are exactly allocatable - held - waiting out the reuse delay;
+- the reservations are the model's (address and expiry).
+Every successful reserve is run again at once: same address, ``changed: false``.
+A dynamically taken address is checked against the model at the time it is
+taken: in a range, not excluded, not the gateway, not held, not waiting.
+
+Runs on SQLite and JSON; about 20 s on two cores (see ``SETTINGS``).
+"""
+
+import copy
+import ipaddress
+import shutil
+import tempfile
+import time
+
+from hypothesis import HealthCheck, settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import Clock
+
+SETTINGS = settings(max_examples=75, stateful_step_count=40, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+NAMESPACES = ('default', 'lab')
+POOLS = ('a', 'b', 'c')
+OWNERS = ('h1', 'h2', 'h3', 'h4')
+KEYS = ('default', 'eth1')
+#: small subnets; some overlap on purpose (pool_overlap, and invalid_argument inside one pool)
+SUBNETS = ('10.0.0.0/29', '10.0.0.8/29', '10.0.0.0/28', '10.0.1.0/30', '10.0.1.4/31', '10.0.1.6/32',
+           '2001:db8::/125', '2001:db8::8/126', '2001:db8::/124')
+TTLS = (None, None, 30, 90)
+
+
+def _addr(version, n):
+    return str(ipaddress.IPv4Address(n) if version == 4 else ipaddress.IPv6Address(n))
+
+
+def _stamp(t):
+    return None if t is None else time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(t))
+
+
+def _parse(text):
+    a = ipaddress.ip_address(text)
+    return a.version, int(a)
+
+
+def _span(text):
+    """(version, set of ints) of 'A-B'."""
+    first, last = text.split('-')
+    v, a = _parse(first)
+    _v, b = _parse(last)
+    return v, set(range(a, b + 1))
+
+
+class Sub(object):
+    """A subnet of the model."""
+
+    def __init__(self, cidr, gateway=False):
+        net = ipaddress.ip_network(cidr)
+        self.cidr = cidr
+        self.version = net.version
+        self.prefix = net.prefixlen
+        self.first = int(net.network_address)
+        self.last = int(net.broadcast_address)
+        self.ranges = self.usable()
+        self.exclude = set()
+        self.gateway = min(self.ranges) if gateway and self.ranges else None
+
+    def usable(self):
+        if self.version == 4:
+            if self.prefix <= 30:
+                return set(range(self.first + 1, self.last))
+            return set(range(self.first, self.last + 1))
+        return set(range(self.first + 1, self.last + 1))
+
+    def excluded(self, n):
+        if n == self.gateway or n in self.exclude:
+            return True
+        if self.version == 4 and self.prefix <= 30:
+            return n in (self.first, self.last)
+        return self.version == 6 and self.prefix <= 127 and n == self.first
+
+    def allocatable(self):
+        return self.ranges - self.exclude - set([self.gateway])
+
+    def __contains__(self, vn):
+        return vn[0] == self.version and self.first <= vn[1] <= self.last
+
+
+class PoolModel(object):
+
+    def __init__(self, subnets, strategy, delay):
+        self.subnets = subnets
+        self.strategy = strategy
+        self.delay = delay
+
+    def subnet_of(self, vn):
+        return next((s for s in self.subnets if vn in s), None)
+
+
+class Expect(Exception):
+    """The model's prediction that the call fails with ``code``."""
+
+    def __init__(self, code):
+        super(Expect, self).__init__(code)
+        self.code = code
+
+
+class IpamMachine(RuleBasedStateMachine):
+    kind = None     # 'sqlite' or 'json', set by the subclasses below
+
+    def __init__(self):
+        super(IpamMachine, self).__init__()
+        self.dir = tempfile.mkdtemp(prefix='netpool-fsm-')
+        self.clock = Clock(1795000000.0)
+        self.store = open_store('%s/ipam.%s' % (self.dir, self.kind))
+        self.svc = Service(self.store, clock=self.clock)
+        self.pools = {}         # (ns, name) -> PoolModel
+        self.res = {}           # (ns, pool, owner, key) -> {'vn': (v, n), 'expires': int or None}
+        self.waiting = {}       # (ns, pool) -> {(v, n): until}
+
+    def teardown(self):
+        self.store.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    # -- the model -----------------------------------------------------------------------------------------
+    @property
+    def now(self):
+        return int(self.clock())
+
+    def _state(self):
+        return copy.deepcopy((self.pools, self.res, self.waiting))
+
+    def _restore(self, state):
+        self.pools, self.res, self.waiting = state
+
+    def _release(self, ident):
+        r = self.res.pop(ident)
+        pool = self.pools.get(ident[:2])
+        if pool is not None and pool.delay:
+            self.waiting.setdefault(ident[:2], {})[r['vn']] = self.now + pool.delay
+
+    def _expire(self, ns, name):
+        for ident in sorted(self.res):
+            r = self.res[ident]
+            if ident[:2] == (ns, name) and r['expires'] is not None and r['expires'] <= self.now:
+                self._release(ident)
+        waiting = self.waiting.get((ns, name), {})
+        for vn in [vn for vn, until in waiting.items() if until <= self.now]:
+            del waiting[vn]
+
+    def _held(self, ns, name):
+        return set(r['vn'] for ident, r in self.res.items() if ident[:2] == (ns, name))
+
+    def _free(self, ns, name, sub):
+        held = self._held(ns, name)
+        waiting = self.waiting.get((ns, name), {})
+        return set(n for n in sub.allocatable() if (sub.version, n) not in held and (sub.version, n) not in waiting)
+
+    def _model_reserve(self, ns, name, owner, key, wanted, family, ttl, force, reassign):
+        """(address set it may get, changed) or raise Expect. Updates the model."""
+        ident = (ns, name, owner, key)
+        if (ns, name) not in self.pools:
+            raise Expect('pool_not_found')
+        cur = self.res.get(ident)
+        if cur is not None and ttl is None and (cur['expires'] is None or cur['expires'] > self.now) \
+                and wanted in (None, cur['vn']) and family in (None, cur['vn'][0]):
+            return set([cur['vn']]), False
+        saved = self._state()
+        try:
+            return self._model_reserve_slow(ns, name, ident, wanted, family, ttl, force, reassign)
+        except Expect:
+            self._restore(saved)
+            raise
+
+    def _model_reserve_slow(self, ns, name, ident, wanted, family, ttl, force, reassign):
+        pool = self.pools[(ns, name)]
+        self._expire(ns, name)
+        cur = self.res.get(ident)
+        if wanted is None:
+            if cur is not None:
+                if family is not None and cur['vn'][0] != family:
+                    raise Expect('invalid_argument')
+                options = set([cur['vn']])
+            else:
+                subnets = [s for s in pool.subnets if family is None or s.version == family]
+                if not subnets:
+                    raise Expect('invalid_argument')
+                options = set()
+                for sub in subnets:
+                    free = self._free(ns, name, sub)
+                    if free:
+                        chosen = [min(free)] if pool.strategy == 'first' else free
+                        options = set((sub.version, n) for n in chosen)
+                        break
+                if not options:
+                    raise Expect('pool_exhausted')
+        else:
+            options = set([wanted])
+            if cur is None or cur['vn'] != wanted:
+                sub = pool.subnet_of(wanted)
+                if sub is None:
+                    raise Expect('address_out_of_pool')
+                holder = next((i for i, r in self.res.items() if i[0] == ns and r['vn'] == wanted), None)
+                if holder is not None and not reassign:
+                    raise Expect('address_in_use')
+                if not force and sub.excluded(wanted[1]):
+                    raise Expect('address_excluded')
+        return options, cur
+
+    def _commit_reserve(self, ident, vn, cur, ttl, static):
+        """Apply a successful reserve that took ``vn`` (the model's side of it); whether it changed anything."""
+        ns, name = ident[:2]
+        pool = self.pools[(ns, name)]
+        expires = self.now + ttl if ttl else (cur['expires'] if cur else None)
+        if cur is not None and cur['vn'] == vn and cur['expires'] == expires:
+            return False
+        holder = next((i for i, r in self.res.items() if i[0] == ns and r['vn'] == vn and i != ident), None)
+        if holder is not None:
+            del self.res[holder]
+        if cur is not None and cur['vn'] != vn:
+            del self.res[ident]
+            if pool.delay:
+                self.waiting.setdefault((ns, name), {})[cur['vn']] = self.now + pool.delay
+        self.waiting.get((ns, name), {}).pop(vn, None)
+        self.res[ident] = {'vn': vn, 'expires': expires}
+        return True
+
+    # -- driving ---------------------------------------------------------------------------------------------
+    def _call(self, expected, method, *args, **kwargs):
+        """Call the service; when ``expected`` is an error code it must fail with it, and change nothing."""
+        if expected is not None:
+            before = export_state(self.store)
+            try:
+                getattr(self.svc, method)(*args, **kwargs)
+            except IpamError as e:
+                assert e.code == expected, (method, args, kwargs, e.code, e.msg)
+                assert 'Traceback' not in e.msg
+            else:
+                raise AssertionError('%s%r %r should fail with %s' % (method, args, kwargs, expected))
+            assert export_state(self.store) == before
+            return None
+        try:
+            return getattr(self.svc, method)(*args, **kwargs)
+        except IpamError as e:
+            raise AssertionError('%s%r %r failed unexpectedly: %s %s' % (method, args, kwargs, e.code, e.msg))
+
+    @initialize(ns=st.sampled_from(NAMESPACES))
+    def first_pool(self, ns):
+        self.create_pool(ns, 'a', [0], 'first', 0, True)
+
+    @rule(ns=st.sampled_from(NAMESPACES), name=st.sampled_from(POOLS),
+          subnets=st.lists(st.integers(0, len(SUBNETS) - 1), min_size=1, max_size=2, unique=True),
+          strategy=st.sampled_from(('first', 'random')), delay=st.sampled_from((0, 0, 60)), gateway=st.booleans())
+    def create_pool(self, ns, name, subnets, strategy, delay, gateway):
+        if (ns, name) in self.pools:
+            return
+        subs = [Sub(SUBNETS[i], gateway) for i in subnets]
+        nets = [ipaddress.ip_network(s.cidr) for s in subs]
+        expected = None
+        if len(nets) == 2 and nets[0].version == nets[1].version and nets[0].overlaps(nets[1]):
+            expected = 'invalid_argument'
+        else:
+            for (other_ns, _n), other in self.pools.items():
+                if other_ns == ns and any(ipaddress.ip_network(o.cidr).version == n.version
+                                          and ipaddress.ip_network(o.cidr).overlaps(n)
+                                          for o in other.subnets for n in nets):
+                    expected = 'pool_overlap'
+        spec = [{'cidr': s.cidr, 'gateway': _addr(s.version, s.gateway) if s.gateway is not None else None}
+                for s in subs]
+        spec = [dict((k, v) for k, v in d.items() if v is not None) for d in spec]
+        result = self._call(expected, 'pool', name, namespace=ns, subnets=spec, strategy=strategy, reuse_delay=delay)
+        if result is not None:
+            assert result['changed'] is True
+            self.pools[(ns, name)] = PoolModel(subs, strategy, delay)
+            again = self.svc.pool(name, namespace=ns, subnets=spec, strategy=strategy, reuse_delay=delay)
+            assert again['changed'] is False
+
+    @rule(data=st.data(), force=st.booleans())
+    def delete_pool(self, data, force):
+        if not self.pools:
+            return
+        ns, name = data.draw(st.sampled_from(sorted(self.pools)))
+        held = [i for i in self.res if i[:2] == (ns, name)]
+        expected = 'pool_in_use' if held and not force else None
+        result = self._call(expected, 'pool', name, namespace=ns, state='absent', force=force)
+        if result is not None:
+            assert result['changed'] is True
+            for ident in held:
+                del self.res[ident]
+            del self.pools[(ns, name)]
+            self.waiting.pop((ns, name), None)
+
+    @rule(data=st.data(), kind=st.sampled_from(('allocatable', 'excluded')), state=st.sampled_from(('present', 'absent')),
+          outside=st.integers(0, 9))
+    def edit_range(self, data, kind, state, outside):
+        if not self.pools:
+            return
+        ns, name = data.draw(st.sampled_from(sorted(self.pools)))
+        pool = self.pools[(ns, name)]
+        sub = data.draw(st.sampled_from(pool.subnets))
+        if outside == 0:
+            spec, expected = '192.168.77.1-192.168.77.3', 'address_out_of_pool'
+        else:
+            a = data.draw(st.integers(sub.first, sub.last))
+            b = data.draw(st.integers(a, min(sub.last, a + 4)))
+            spec, expected = '%s-%s' % (_addr(sub.version, a), _addr(sub.version, b)), None
+        result = self._call(expected, 'range', name, spec, namespace=ns, kind=kind, state=state)
+        if result is None:
+            return
+        _v, span = _span(spec)
+        attr = 'ranges' if kind == 'allocatable' else 'exclude'
+        if state == 'present':
+            if kind == 'allocatable':
+                span &= sub.usable()
+            setattr(sub, attr, getattr(sub, attr) | span)
+        else:
+            setattr(sub, attr, getattr(sub, attr) - span)
+        got = result['pool']['subnets'][pool.subnets.index(sub)]
+        assert set().union(*[_span(r)[1] for r in got[attr]]) == getattr(sub, attr)
+
+    def _pick_pool(self, data):
+        names = sorted(self.pools) + [('default', 'missing')]
+        return data.draw(st.sampled_from(names))
+
+    @rule(data=st.data(), owner=st.sampled_from(OWNERS), key=st.sampled_from(KEYS), ttl=st.sampled_from(TTLS),
+          family=st.sampled_from((None, None, 4, 6)))
+    def reserve_dynamic(self, data, owner, key, ttl, family):
+        ns, name = self._pick_pool(data)
+        self._reserve(ns, name, owner, key, None, family, ttl, False, False)
+
+    @rule(data=st.data(), owner=st.sampled_from(OWNERS), key=st.sampled_from(KEYS), ttl=st.sampled_from(TTLS),
+          force=st.booleans(), reassign=st.booleans(), outside=st.integers(0, 9))
+    def reserve_static(self, data, owner, key, ttl, force, reassign, outside):
+        if not self.pools:
+            return
+        ns, name = data.draw(st.sampled_from(sorted(self.pools)))
+        sub = data.draw(st.sampled_from(self.pools[(ns, name)].subnets))
+        if outside == 0:
+            wanted = (4, int(ipaddress.IPv4Address('192.168.77.9')))
+        else:
+            wanted = (sub.version, data.draw(st.integers(sub.first, sub.last)))
+        self._reserve(ns, name, owner, key, wanted, None, ttl, force, reassign)
+
+    def _reserve(self, ns, name, owner, key, wanted, family, ttl, force, reassign):
+        ident = (ns, name, owner, key)
+        kwargs = dict(key=key, namespace=ns, ttl=ttl, force=force, reassign=reassign,
+                      family={None: None, 4: 'ipv4', 6: 'ipv6'}[family],
+                      address=_addr(*wanted) if wanted else None)
+        try:
+            prediction = self._model_reserve(ns, name, owner, key, wanted, family, ttl, force, reassign)
+        except Expect as e:
+            self._call(e.code, 'reserve', name, owner, **kwargs)
+            return
+        options, cur = prediction
+        result = self._call(None, 'reserve', name, owner, **kwargs)
+        vn = _parse(result['reservation']['address'])
+        assert vn in options, (vn, options)
+        if cur is False:            # the fast path: nothing to do
+            changed = False
+        else:
+            if wanted is None and cur is None:
+                sub = self.pools[(ns, name)].subnet_of(vn)
+                assert vn[1] in sub.allocatable() and not sub.excluded(vn[1]) and vn[1] != sub.gateway
+                assert vn not in self._held(ns, name) and vn not in self.waiting.get((ns, name), {})
+            changed = self._commit_reserve(ident, vn, cur, ttl, wanted is not None)
+        assert result['changed'] is changed, (result, changed)
+        if ttl is None and wanted is None:
+            assert result['reservation']['expires_at'] == _stamp(self.res[ident]['expires'])
+        again = self._call(None, 'reserve', name, owner, **kwargs)
+        assert (again['changed'], again['reservation']['address']) == (False, result['reservation']['address'])
+
+    @rule(data=st.data(), owner=st.sampled_from(OWNERS), key=st.sampled_from((None,) + KEYS),
+          whole_namespace=st.booleans())
+    def release(self, data, owner, key, whole_namespace):
+        ns, name = self._pick_pool(data)
+        if whole_namespace:
+            key = name = None
+        targets = [i for i in self.res if i[0] == ns and (name is None or i[1] == name) and i[2] == owner
+                   and (key is None or i[3] == key)]
+        result = self._call(None, 'release', ns, pool=name, owner=owner, key=key)
+        assert result['changed'] is bool(targets)
+        assert sorted((r['pool'], r['owner'], r['key']) for r in result['released']) == sorted(i[1:] for i in targets)
+        for ident in targets:
+            self._release(ident)
+
+    @rule(data=st.data(), keep=st.lists(st.sampled_from(OWNERS), max_size=3, unique=True), check=st.booleans())
+    def sweep(self, data, keep, check):
+        if not self.pools:
+            return
+        ns, name = data.draw(st.sampled_from(sorted(self.pools)))
+        targets = [i for i in self.res if i[:2] == (ns, name) and i[2] not in keep]
+        before = export_state(self.store) if check else None
+        result = self._call(None, 'release', ns, pool=name, keep_owners=keep, check=check)
+        assert sorted(r['owner'] for r in result['released']) == sorted(i[2] for i in targets)
+        if check:
+            assert export_state(self.store) == before
+            return
+        for ident in targets:
+            self._release(ident)
+
+    @rule(seconds=st.sampled_from((1, 29, 31, 60, 91, 300)))
+    def advance(self, seconds):
+        self.clock.advance(seconds)
+
+    # -- invariants ---------------------------------------------------------------------------------------------
+    @invariant()
+    def store_is_consistent(self):
+        doc = export_state(self.store)
+        pools = dict(((p['namespace'], p['name']), p) for p in doc['pools'])
+        assert set(pools) == set(self.pools)
+        held, got = {}, {}
+        for r in doc['reservations']:
+            vn = _parse(r['address'])
+            ident = (r['namespace'], r['pool'], r['owner'], r['key'])
+            assert (r['namespace'],) + vn not in held, 'held twice: %s' % r['address']
+            held[(r['namespace'],) + vn] = ident
+            pool = pools[(r['namespace'], r['pool'])]
+            assert any(vn in Sub(s['cidr']) for s in pool['subnets']), '%s is outside pool %s' % (r['address'], r['pool'])
+            got[ident] = {'vn': vn, 'expires': r['expires_at']}
+        want = dict((i, {'vn': r['vn'], 'expires': _stamp(r['expires'])}) for i, r in self.res.items())
+        assert got == want
+        for (ns, name), pool in pools.items():
+            in_pool = set(k[1:] for k, ident in held.items() if ident[:2] == (ns, name))
+            waiting = set(_parse(w['address']) for w in pool['released'])
+            assert waiting == set(self.waiting.get((ns, name), {}))
+            expected = set()
+            for s in pool['subnets']:
+                sub = Sub(s['cidr'])
+                ranges = set().union(*[_span(x)[1] for x in s['ranges']])
+                exclude = set().union(*[_span(x)[1] for x in s['exclude']])
+                gateway = _parse(s['gateway'])[1] if s['gateway'] else None
+                expected |= set((sub.version, n) for n in ranges - exclude - set([gateway]))
+            expected -= in_pool | waiting
+            free = set()
+            for span in pool['free']:
+                v, ns_ = _span(span)
+                free |= set((v, n) for n in ns_)
+            assert free == expected, (name, sorted(free ^ expected))
+
+
+class SqliteMachine(IpamMachine):
+    kind = 'sqlite'
+
+
+class JsonMachine(IpamMachine):
+    kind = 'json'
+
+
+TestSqliteStateMachine = SqliteMachine.TestCase
+TestSqliteStateMachine.settings = SETTINGS
+TestJsonStateMachine = JsonMachine.TestCase
+TestJsonStateMachine.settings = SETTINGS

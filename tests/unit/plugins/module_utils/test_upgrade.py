@@ -1,0 +1,208 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Upgrades: a state written by any schema version loads, is migrated on first use and keeps working;
+a state of a newer version is refused with store_version and not touched.
+
+``tests/unit/fixtures/state-v<N>.sqlite`` / ``.json`` are states written by
+schema version N (``make_state_fixtures.py`` writes those of the current
+version; older ones are kept). Only version 1 exists today, so the migration
+path is proven by pretending the current version is 2 (``SCHEMA_VERSION``
+and ``MIGRATIONS`` monkeypatched) and migrating the v1 fixtures.
+"""
+
+import os
+import re
+import shutil
+import sqlite3
+
+import pytest
+
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils import _transfer
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _json, _sqlite
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import Clock
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import FILE_KINDS, FIXTURES
+
+VERSIONS = sorted(set(int(m.group(1)) for m in (re.match(r'^state-v(\d+)\.(sqlite|json)$', f)
+                                                for f in os.listdir(FIXTURES)) if m))
+LATER = 1767225600 + 4 * 3600  # four hours after the fixtures were written: reuse delay over, lease not
+
+
+def fixture_copy(tmp_path, version, kind):
+    path = str(tmp_path / ('ipam.' + kind))
+    shutil.copyfile(os.path.join(FIXTURES, 'state-v%d.%s' % (version, kind)), path)
+    return path
+
+
+def read(path):
+    with open(path, 'rb') as f:
+        return f.read()
+
+
+def without_version(doc):
+    doc = dict(doc)
+    doc.pop('schema_version')
+    return doc
+
+
+def test_every_schema_version_has_both_fixtures():
+    assert VERSIONS == list(range(1, _base.SCHEMA_VERSION + 1))
+    for version in VERSIONS:
+        for kind in FILE_KINDS:
+            assert os.path.exists(os.path.join(FIXTURES, 'state-v%d.%s' % (version, kind)))
+
+
+@pytest.mark.parametrize('version', VERSIONS)
+def test_both_fixtures_of_a_version_hold_the_same_state(tmp_path, version):
+    docs = []
+    for kind in FILE_KINDS:
+        store = open_store(fixture_copy(tmp_path, version, kind))
+        docs.append(export_state(store))
+        store.close()
+    assert docs[0] == docs[1]
+
+
+@pytest.mark.parametrize('kind', FILE_KINDS)
+def test_v1_fixture_loads_and_works(tmp_path, kind):
+    path = fixture_copy(tmp_path, 1, kind)
+    store = open_store(path)
+    svc = Service(store, clock=Clock(LATER))
+    doc = export_state(store)
+    assert [(p['namespace'], p['name']) for p in doc['pools']] == [
+        ('default', 'cache'), ('default', 'dual'), ('default', 'rack1'), ('default', 'site'), ('default', 'web'),
+        ('lab', 'web')]
+    held = dict(((r['namespace'], r['pool'], r['owner'], r['key']), r['address']) for r in doc['reservations'])
+    assert held[('default', 'web', 'web1', 'default')] == '10.0.0.30'          # reassigned from vip
+    assert ('default', 'web', 'vip', 'default') not in held
+    assert held[('default', 'web', 'web2', 'default')] == '10.0.0.31'          # moved
+    assert held[('default', 'web', 'web2', 'eth1')] == '10.0.0.200'
+    assert held[('default', 'rack1', 'server1', 'default')] == '10.16.0.1'
+    assert held[('lab', 'web', 'web1', 'default')] == '10.0.0.1'
+    assert len(held) == 9
+    cache = next(p for p in doc['pools'] if p['name'] == 'cache')
+    assert [r['address'] for r in cache['released']] == ['10.30.0.1']
+    assert set(e['action'] for e in doc['history']) >= set(['create', 'add', 'remove', 'reserve', 'release', 'move',
+                                                              'reassign', 'renew'])
+    web = svc.info(pool='web')['pools'][0]
+    assert web['subnets'][0]['ranges'] == ['10.0.0.10-10.0.0.50', '10.0.0.100-10.0.0.109', '10.0.0.113-10.0.0.120']
+    assert web['subnets'][0]['exclude'] == ['10.0.0.20-10.0.0.25', '10.0.0.40-10.0.0.40']
+    # it keeps working: idempotent reruns, new reservations, the reuse delay and the lease ran out meanwhile
+    assert svc.reserve('web', 'web2', key='eth1', address='10.0.0.200')['changed'] is False
+    assert svc.reserve('web', 'web4')['reservation']['address'] == '10.0.0.10'
+    assert svc.reserve('cache', 'c3')['reservation']['address'] == '10.30.0.1'      # delay over, first free again
+    assert svc.get('cache', 'c2') is not None                                        # renewed for 12h, still held
+    assert svc.reserve('rack1', 'server2')['reservation']['address'] == '10.16.0.2'
+    assert svc.pool('rack2', parent='site', prefix_length=24)['pool']['subnets'][0]['cidr'] == '10.16.1.0/24'
+    assert len(export_state(store)['history']) > len(doc['history'])
+    store.close()
+
+
+@pytest.mark.parametrize('kind', FILE_KINDS)
+def test_newer_version_is_refused_and_not_touched(tmp_path, kind):
+    path = fixture_copy(tmp_path, 1, kind)
+    if kind == 'sqlite':
+        conn = sqlite3.connect(path)
+        conn.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(_base.SCHEMA_VERSION + 1),))
+        conn.commit()
+        conn.close()
+    else:
+        text = read(path).decode()
+        with open(path, 'w') as f:
+            f.write(text.replace('"schema_version": 1', '"schema_version": %d' % (_base.SCHEMA_VERSION + 1)))
+    before = read(path)
+    for attempt in range(2):
+        with pytest.raises(IpamError) as info:
+            svc = Service(open_store(path))
+            svc.reserve('web', 'newcomer')
+        assert info.value.code == 'store_version'
+        assert 'Upgrade' in info.value.msg and 'not touched' in info.value.msg
+    assert read(path) == before
+    extra = set(os.listdir(str(tmp_path))) - set(['ipam.' + kind])
+    assert extra <= set(['ipam.json.lock'])
+
+
+# -- the migration machinery ------------------------------------------------------------------------------------
+
+def pretend_version_2(monkeypatch):
+    """Pretend this is schema version 2 (the stores read SCHEMA_VERSION from their own module globals)."""
+    for module in (_base, _sqlite, _json, _transfer):
+        monkeypatch.setattr(module, 'SCHEMA_VERSION', 2)
+    monkeypatch.setattr(_sqlite, 'MIGRATIONS', {1: [
+        'ALTER TABLE pool ADD COLUMN owner_team TEXT',
+        "UPDATE pool SET owner_team = 'netops'",
+    ]})
+
+    def to_2(document):
+        document = dict(document)
+        document['pools'] = [dict(pool, owner_team='netops') for pool in document.get('pools', [])]
+        document['schema_version'] = 2
+        return document
+    monkeypatch.setattr(_json, 'MIGRATIONS', {1: to_2})
+
+
+def v1_content(tmp_path, kind):
+    """The v1 fixture's content, read by today's code (call before pretend_version_2)."""
+    directory = tmp_path / 'v1-copy'
+    directory.mkdir()
+    store = open_store(fixture_copy(directory, 1, kind))
+    try:
+        return without_version(export_state(store))
+    finally:
+        store.close()
+
+
+def test_sqlite_v1_is_migrated_on_first_use(tmp_path, monkeypatch):
+    before = v1_content(tmp_path, 'sqlite')
+    path = fixture_copy(tmp_path, 1, 'sqlite')
+    pretend_version_2(monkeypatch)
+    store = open_store(path)                      # first use: migrated here, in one transaction
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone() == ('2',)
+    assert set(r[0] for r in conn.execute('SELECT owner_team FROM pool')) == set(['netops'])
+    conn.close()
+    assert without_version(export_state(store)) == before
+    assert Service(store, clock=Clock(LATER)).reserve('web', 'web4')['reservation']['address'] == '10.0.0.10'
+    store.close()
+    reopened = open_store(path)                   # second use: nothing left to migrate
+    assert export_state(reopened)['schema_version'] == 2
+    assert Service(reopened, clock=Clock(LATER)).reserve('web', 'web4')['changed'] is False
+    reopened.close()
+
+
+def test_sqlite_failed_migration_changes_nothing(tmp_path, monkeypatch):
+    path = fixture_copy(tmp_path, 1, 'sqlite')
+    pretend_version_2(monkeypatch)
+    monkeypatch.setattr(_sqlite, 'MIGRATIONS', {1: ['ALTER TABLE pool ADD COLUMN team TEXT', 'THIS IS NOT SQL']})
+    with pytest.raises(IpamError) as info:
+        open_store(path)
+    assert info.value.code == 'store_unavailable' and 'syntax error' in info.value.msg
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone() == ('1',)
+    assert 'team' not in [r[1] for r in conn.execute('PRAGMA table_info(pool)')]
+    conn.close()
+
+
+def test_json_v1_is_migrated_on_first_use(tmp_path, monkeypatch):
+    before = v1_content(tmp_path, 'json')
+    path = fixture_copy(tmp_path, 1, 'json')
+    original = read(path)
+    pretend_version_2(monkeypatch)
+    store = open_store(path)
+    svc = Service(store, clock=Clock(LATER))
+    assert without_version(export_state(store)) == before
+    svc.info(history=True)
+    assert read(path) == original                 # reading migrates in memory; a git-kept file is not rewritten
+    assert svc.reserve('web', 'web4')['reservation']['address'] == '10.0.0.10'
+    text = read(path).decode()                    # the first write stores the migrated document
+    assert '"schema_version": 2' in text and '"owner_team": "netops"' in text
+    store.close()
+    reopened = open_store(path)
+    assert export_state(reopened)['reservations'] == export_state(open_store(path))['reservations']
+    assert Service(reopened, clock=Clock(LATER)).reserve('web', 'web4')['changed'] is False
+    reopened.close()
