@@ -25,18 +25,11 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry imp
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state, import_state
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import Clock
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 TOOL = os.path.join(ROOT, 'tools', 'migrate_store.py')
 PLAYBOOK = os.path.join(ROOT, 'playbooks', 'migrate_store.yml')
-
-
-class Clock(object):
-    def __init__(self):
-        self.t = 1795000000.0
-
-    def __call__(self):
-        return self.t
 
 
 def populate(store):
@@ -130,7 +123,8 @@ def test_round_trip_keeps_everything(stores, source_kind, target_kind):
     import_state(back, export_state(target))
     assert export_state(back) == document
     # the copy is a working state: the next allocation is the same on both sides
-    assert Service(target).reserve('web', 'new')['reservation'] == Service(source).reserve('web', 'new')['reservation']
+    assert Service(target, clock=Clock()).reserve('web', 'new')['reservation'] == \
+        Service(source, clock=Clock()).reserve('web', 'new')['reservation']
 
 
 @pytest.mark.parametrize('kind', ['sqlite', 'json', 'postgresql'])
