@@ -53,8 +53,7 @@ except ImportError:  # pragma: no cover - exercised by the missing-library test
     pg_errors = None
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
-    InvalidArgument, StoreBusy, StoreUnavailable, StoreVersion)
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION
+    InvalidArgument, StoreBusy, StoreUnavailable)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import redact
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
 
@@ -157,7 +156,7 @@ class PostgresqlStore(SqlStore):
             self._connect_args['application_name'] = 'netpool.ipam'
         self._conn = None
         self._connect()
-        self._migrate()
+        self._migrate(SCHEMA, MIGRATIONS, 'CREATE TABLE meta (name TEXT COLLATE "C" PRIMARY KEY, value TEXT NOT NULL)')
 
     # -- connection -----------------------------------------------------
     def _scrub(self, text):
@@ -284,32 +283,9 @@ class PostgresqlStore(SqlStore):
         row = self._one("SELECT value FROM meta WHERE name = 'schema_version'")
         return int(row[0]) if row else None
 
-    def _migrate(self):
-        with self.transaction(write=False):
-            version = self._schema_version()
-        if version == SCHEMA_VERSION:
-            return
-        self._check_version(version)
-        with self.transaction():
-            # controllers opening a new store at once: one creates it, the others then see it
-            self._execute('SELECT pg_advisory_xact_lock(?)', (_lock_key(self._schema, 'schema'),)).fetchall()
-            version = self._schema_version()
-            self._check_version(version)
-            if version is None:
-                self._execute('CREATE TABLE meta (name TEXT COLLATE "C" PRIMARY KEY, value TEXT NOT NULL)')
-                for statement in SCHEMA.split(';'):
-                    if statement.strip():
-                        self._execute(statement)
-                self._execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-                return
-            while version < SCHEMA_VERSION:
-                for statement in MIGRATIONS[version]:
-                    self._execute(statement)
-                version += 1
-            self._execute("UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(version),))
+    def _lock_schema(self):
+        """Controllers opening a new store at once: one creates it, the others then see it."""
+        self._execute('SELECT pg_advisory_xact_lock(?)', (_lock_key(self._schema, 'schema'),)).fetchall()
 
-    def _check_version(self, version):
-        if version is not None and version > SCHEMA_VERSION:
-            raise StoreVersion('The PostgreSQL store %s (schema %s) has schema version %d, newer than this '
-                               'netpool.ipam understands (%d). Upgrade the netpool.ipam collection; the store was '
-                               'not touched.' % (self.where, self._schema, version, SCHEMA_VERSION))
+    def _describe(self):
+        return 'PostgreSQL store %s (schema %s)' % (self.where, self._schema)

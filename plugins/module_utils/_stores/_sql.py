@@ -15,7 +15,8 @@ an index on the key column answers "first free span at or after X" and
 import json
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import AddressInUse
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import AddressInUse, StoreVersion
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import Store
 
@@ -34,6 +35,50 @@ class SqlStore(Store):
     integrity_errors = ()
 
     def _execute(self, sql, params=()):
+        raise NotImplementedError  # pragma: no cover - every dialect defines it
+
+    # -- schema ---------------------------------------------------------
+    def _schema_version(self):
+        """The version in the ``meta`` table, None for a new store."""
+        raise NotImplementedError  # pragma: no cover - every dialect defines it
+
+    def _lock_schema(self):
+        """Keep other processes from creating or migrating the schema meanwhile (a write transaction may already)."""
+
+    def _migrate(self, schema, migrations, meta):
+        """Create the schema (``meta`` DDL, then ``schema``) or bring it to SCHEMA_VERSION with ``migrations``
+        (version -> statements); refuse a newer one with ``store_version``, changing nothing."""
+        latest = _base.SCHEMA_VERSION
+        with self.transaction(write=False):
+            version = self._schema_version()
+        if version == latest:
+            return
+        self._check_version(version)
+        with self.transaction():
+            self._lock_schema()
+            version = self._schema_version()
+            self._check_version(version)
+            if version is None:
+                self._execute(meta)
+                for statement in schema.split(';'):
+                    if statement.strip():
+                        self._execute(statement)
+                self._execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(latest),))
+                return
+            while version < latest:
+                for statement in migrations[version]:
+                    self._execute(statement)
+                version += 1
+            self._execute("UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(version),))
+
+    def _check_version(self, version):
+        if version is not None and version > _base.SCHEMA_VERSION:
+            raise StoreVersion('The %s has schema version %d, newer than this netpool.ipam understands (%d). '
+                               'Upgrade the netpool.ipam collection; the store was not touched.'
+                               % (self._describe(), version, _base.SCHEMA_VERSION))
+
+    def _describe(self):
+        """The store as messages name it (never with a password)."""
         raise NotImplementedError  # pragma: no cover - every dialect defines it
 
     def _rows(self, sql, params=()):

@@ -21,9 +21,7 @@ import contextlib
 import os
 import sqlite3
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
-    StoreBusy, StoreUnavailable, StoreVersion)
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, StoreUnavailable
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
 
 
@@ -76,7 +74,7 @@ class SqliteStore(SqlStore):
         except (OSError, sqlite3.Error) as e:
             raise StoreUnavailable('Cannot open the SQLite store %s: %s' % (path, e))
         try:
-            self._migrate()
+            self._migrate(SCHEMA, MIGRATIONS, 'CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)')
         except BaseException:
             self._conn.close()      # a refused store keeps no -wal/-shm files behind
             raise
@@ -89,33 +87,8 @@ class SqliteStore(SqlStore):
             return None
         return int(self._one("SELECT value FROM meta WHERE name = 'schema_version'")[0])
 
-    def _migrate(self):
-        with self.transaction(write=False):
-            version = self._schema_version()
-        if version == SCHEMA_VERSION:
-            return
-        self._check_version(version)
-        with self.transaction():
-            version = self._schema_version()
-            self._check_version(version)
-            if version is None:
-                self._conn.execute('CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)')
-                for statement in SCHEMA.split(';'):
-                    if statement.strip():
-                        self._conn.execute(statement)
-                self._conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-                return
-            while version < SCHEMA_VERSION:
-                for statement in MIGRATIONS[version]:
-                    self._conn.execute(statement)
-                version += 1
-            self._conn.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(version),))
-
-    def _check_version(self, version):
-        if version is not None and version > SCHEMA_VERSION:
-            raise StoreVersion('The SQLite store %s has schema version %d, newer than this netpool.ipam '
-                               'understands (%d). Upgrade the netpool.ipam collection; the store was not touched.'
-                               % (self.path, version, SCHEMA_VERSION))
+    def _describe(self):
+        return 'SQLite store %s' % self.path
 
     @contextlib.contextmanager
     def transaction(self, write=True, commit=True):

@@ -130,8 +130,8 @@ def test_newer_version_is_refused_and_not_touched(tmp_path, kind):
 # -- the migration machinery ------------------------------------------------------------------------------------
 
 def pretend_version_2(monkeypatch):
-    """Pretend this is schema version 2 (the stores read SCHEMA_VERSION from their own module globals)."""
-    for module in (_base, _sqlite, _json, _transfer):
+    """Pretend this is schema version 2 (the SQL stores read it from _base, the JSON store and _transfer from their own globals)."""
+    for module in (_base, _json, _transfer):
         monkeypatch.setattr(module, 'SCHEMA_VERSION', 2)
     monkeypatch.setattr(_sqlite, 'MIGRATIONS', {1: [
         'ALTER TABLE pool ADD COLUMN owner_team TEXT',
