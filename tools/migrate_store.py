@@ -79,7 +79,8 @@ def main(argv=None):
         options = dict(validate_certs=args.validate_certs, timeout=args.timeout, base_dir=os.getcwd())
         source = open_store(args.source, token=os.environ.get('NETPOOL_IPAM_SOURCE_TOKEN') or None, **options)
         document = export_state(source)
-        target = open_store(args.target, token=os.environ.get('NETPOOL_IPAM_TARGET_TOKEN') or None, **options)
+        target = open_store(args.target, token=os.environ.get('NETPOOL_IPAM_TARGET_TOKEN') or None,
+                            create=not args.check, **options)
         outcome = import_state(target, document, replace=args.replace, check=args.check)
         result.update(changed=outcome['changed'], pools=len(document['pools']),
                       reservations=len(document['reservations']), history=len(document['history']),

@@ -148,7 +148,7 @@ class LookupModule(LookupBase):
                     service.info(namespace, pool=pool, owner=owner, key=key)   # pool_not_found if no such pool
                 return found
 
-            reservation = lookup_call(params, call)
+            reservation = lookup_call(params, call, create=allocate)
             if reservation is None:
                 raise _missing(pool, owner, key, namespace)
             if form == 'dict':

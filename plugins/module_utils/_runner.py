@@ -42,11 +42,14 @@ def _store_key(params, base_dir):
             bool(params.get('validate_certs', True)), params.get('timeout') or 30, base_dir)
 
 
-def service_for(params, base_dir=None):
+def service_for(params, base_dir=None, create=True):
     """The ``Service`` over the store that ``params`` name, opened once per process.
 
     ``base_dir`` is the directory a relative store path is relative to (the
     controller's working directory for action plugins and the lookup).
+    ``create=False`` (check mode, reads) does not create a store file that does
+    not exist yet: such a store reads as empty and is not kept, so a later task
+    sees the file once another one has created it.
     """
     key = _store_key(params, base_dir)
     service = _SERVICES.get(key)
@@ -54,8 +57,11 @@ def service_for(params, base_dir=None):
         if Service is None:
             raise Unsupported('netpool.ipam needs the Python library netaddr on the controller (%s). '
                               'Install it with pip install netaddr.' % IMPORT_ERROR)
-        store = open_store(key[1], token=key[2], validate_certs=key[3], timeout=key[4], base_dir=base_dir)
-        service = _SERVICES[key] = Service(store)
+        store = open_store(key[1], token=key[2], validate_certs=key[3], timeout=key[4], base_dir=base_dir,
+                           create=create)
+        service = Service(store)
+        if not store.absent:
+            _SERVICES[key] = service
     return service
 
 
@@ -142,7 +148,7 @@ OPERATIONS = {'pool': _pool, 'range': _range, 'reservation': _reservation, 'info
 def run(name, params, check=False, diff=False, base_dir=None):
     """Run module ``name`` with its validated ``params``; the task result, or ``IpamError``."""
     try:
-        result = OPERATIONS[name](service_for(params, base_dir), params, check)
+        result = OPERATIONS[name](service_for(params, base_dir, create=not (check or name == 'info')), params, check)
     except StoreUnavailable:
         forget(params, base_dir)
         raise

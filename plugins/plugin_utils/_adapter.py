@@ -105,10 +105,10 @@ class LookupIpamError(AnsibleError):
         self.error = code
 
 
-def lookup_call(params, call):
+def lookup_call(params, call, create=True):
     """Run ``call(service)`` for the lookup; ``IpamError`` becomes ``LookupIpamError``."""
     try:
-        return call(_runner.service_for(params, base_dir()))
+        return call(_runner.service_for(params, base_dir(), create=create))
     except IpamError as e:
         failure = _runner.failure(e, params)
         if e.code == 'store_unavailable':

@@ -25,6 +25,8 @@ one fixed width, so comparing strings compares times.
 
 import abc
 
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreUnavailable
+
 
 SCHEMA_VERSION = 1
 
@@ -34,6 +36,15 @@ class Store(abc.ABC):
 
     #: a short name used in messages and docs
     kind = None
+
+    #: True for a store file opened with ``create=False`` that does not exist: it reads as empty,
+    #: takes check-mode (``commit=False``) work, refuses to commit, and the file is not created
+    absent = False
+
+    def _refuse_commit(self, write, commit):
+        if self.absent and write and commit:
+            raise StoreUnavailable('The store %s does not exist and was opened not to create it; nothing was '
+                                   'written.' % getattr(self, 'path', self.kind))
 
     # -- transactions ---------------------------------------------------
     @abc.abstractmethod

@@ -110,7 +110,8 @@ class _State(object):
 class JsonStore(Store):
     kind = 'json'
 
-    def __init__(self, path, timeout=30):
+    def __init__(self, path, timeout=30, create=True):
+        self.absent = not create
         self.path = os.path.abspath(path)
         self.timeout = timeout
         self._lock_path = self.path + '.lock'
@@ -125,6 +126,12 @@ class JsonStore(Store):
     # -- transactions ---------------------------------------------------
     @contextlib.contextmanager
     def transaction(self, write=True, commit=True):
+        if self.absent:     # reads as empty, keeps nothing, creates no file
+            self._refuse_commit(write, commit)
+            self._state, self._stat = _State({}), None
+            yield self
+            self._state = None
+            return
         fd = self._lock(write)
         try:
             self._load()

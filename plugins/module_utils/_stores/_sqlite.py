@@ -59,7 +59,7 @@ class SqliteStore(SqlStore):
     kind = 'sqlite'
     integrity_errors = (sqlite3.IntegrityError,)
 
-    def __init__(self, path, timeout=30):
+    def __init__(self, path, timeout=30, create=True):
         self.path = path
         self.timeout = timeout
         directory = os.path.dirname(os.path.abspath(path))
@@ -67,10 +67,13 @@ class SqliteStore(SqlStore):
             raise StoreUnavailable('Cannot open the SQLite store %s: the directory %s does not exist. '
                                    'Create it or point store at another path.' % (path, directory))
         try:
-            os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-            self._conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
-            self._conn.execute('PRAGMA journal_mode=WAL')
-            self._conn.execute('PRAGMA synchronous=FULL')
+            if not create:      # an empty store in memory: the file is not created
+                self._conn = sqlite3.connect(':memory:', isolation_level=None)
+            else:
+                os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+                self._conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+                self._conn.execute('PRAGMA journal_mode=WAL')
+                self._conn.execute('PRAGMA synchronous=FULL')
         except (OSError, sqlite3.Error) as e:
             raise StoreUnavailable('Cannot open the SQLite store %s: %s' % (path, e))
         try:
@@ -78,6 +81,7 @@ class SqliteStore(SqlStore):
         except BaseException:
             self._conn.close()      # a refused store keeps no -wal/-shm files behind
             raise
+        self.absent = not create
 
     def _execute(self, sql, params=()):
         return self._conn.execute(sql, params)
@@ -92,6 +96,7 @@ class SqliteStore(SqlStore):
 
     @contextlib.contextmanager
     def transaction(self, write=True, commit=True):
+        self._refuse_commit(write, commit)
         try:
             self._conn.execute('BEGIN IMMEDIATE' if write else 'BEGIN')
         except sqlite3.OperationalError as e:

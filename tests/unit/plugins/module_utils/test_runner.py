@@ -141,3 +141,30 @@ def test_failure_has_the_code_and_hides_secrets():
     error = PoolExhausted('no room with tok', pools=['tok'])
     assert _runner.failure(error, {'store_token': 'tok'}) == \
         {'msg': 'no room with ********', 'error': 'pool_exhausted', 'pools': ['********']}
+
+
+@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
+def test_check_mode_and_reads_never_create_a_store_file(tmp_path, name):
+    path = str(tmp_path / name)
+    predicted = _runner.run('pool', params('pool', path, name='web', cidr='10.0.0.0/24'), check=True)
+    assert predicted['changed'] is True and predicted['pool']['size'] == 254
+    assert _runner.run('info', params('info', path))['pools'] == []
+    error = pytest.raises(Exception, _runner.run, 'reservation', params('reservation', path, pool='web', owner='h1'),
+                          check=True)
+    assert error.value.code == 'pool_not_found'
+    assert os.listdir(str(tmp_path)) == []
+    # a real run then creates it, and a later read in the same process sees it
+    _runner.run('pool', params('pool', path, name='web', cidr='10.0.0.0/24'))
+    assert [p['name'] for p in _runner.run('info', params('info', path))['pools']] == ['web']
+
+
+@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
+def test_a_store_opened_not_to_create_refuses_to_commit(tmp_path, name):
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+    store = open_store(str(tmp_path / name), create=False)
+    assert store.absent
+    with pytest.raises(Exception) as error:
+        with store.transaction():
+            pass
+    assert error.value.code == 'store_unavailable'
+    assert os.listdir(str(tmp_path)) == []
