@@ -22,6 +22,7 @@ import bisect
 import contextlib
 import errno
 import fcntl
+import glob
 import json
 import os
 import tempfile
@@ -205,7 +206,14 @@ class JsonStore(Store):
     def _write(self):
         text = self._state.document()
         directory = os.path.dirname(self.path)
-        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(self.path), dir=directory)
+        prefix = '.%s.' % os.path.basename(self.path)
+        # Temporary files are only made under the exclusive lock we hold: any left is a killed writer's.
+        for stale in glob.glob(os.path.join(glob.escape(directory), glob.escape(prefix) + '*')):
+            try:
+                os.unlink(stale)
+            except OSError:
+                pass
+        fd, tmp = tempfile.mkstemp(prefix=prefix, dir=directory)
         try:
             with os.fdopen(fd, 'w') as f:
                 f.write(text)

@@ -108,3 +108,11 @@ def test_another_process_change_is_seen(svc, path):
     other = Service(open_store(path))
     other.reserve('web', 'h3')
     assert svc.reserve('web', 'h4')['reservation']['address'] == '10.0.0.13'
+
+
+def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(svc, path):
+    left = os.path.join(os.path.dirname(path), '.ipam.json.killed1')
+    with open(left, 'w') as f:
+        f.write('{"half": ')
+    svc.reserve('web', 'h3')
+    assert sorted(os.listdir(os.path.dirname(path))) == ['ipam.json', 'ipam.json.lock']
