@@ -87,8 +87,8 @@ def test_v1_fixture_loads_and_works(tmp_path, kind):
     assert len(held) == 9
     cache = next(p for p in doc['pools'] if p['name'] == 'cache')
     assert [r['address'] for r in cache['released']] == ['10.30.0.1']
-    assert set(e['action'] for e in doc['history']) >= set(['create', 'add', 'remove', 'reserve', 'release', 'move',
-                                                              'reassign', 'renew'])
+    expected = set(['create', 'add', 'remove', 'reserve', 'release', 'move', 'reassign', 'renew'])
+    assert set(e['action'] for e in doc['history']) >= expected
     web = svc.info(pool='web')['pools'][0]
     assert web['subnets'][0]['ranges'] == ['10.0.0.10-10.0.0.50', '10.0.0.100-10.0.0.109', '10.0.0.113-10.0.0.120']
     assert web['subnets'][0]['exclude'] == ['10.0.0.20-10.0.0.25', '10.0.0.40-10.0.0.40']
