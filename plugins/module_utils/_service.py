@@ -210,35 +210,59 @@ class Service(object):
 
     # free space --------------------------------------------------------
     def _refresh_free(self, pool, children=None):
-        """Rebuild the pool's free spans from its subnets (after a change of its shape)."""
+        """Rebuild the pool's free spans from its subnets (after a change of its shape).
+
+        Held is whatever any reservation of the namespace holds inside the subnet: a parent's
+        forced reservation inside a child pool is held for the child too."""
         if children is None:
             children = self._children(pool)
-        held = {}
-        for r in self.store.find_reservations(pool.namespace, pool.name):
-            held.setdefault(r.version, []).append((r.address, r.address))
+        waiting = {}
         for v, n, _until in self.store.released(pool.namespace, pool.name):
-            held.setdefault(v, []).append((n, n))
+            waiting.setdefault(v, []).append((n, n))
         self.store.clear_free(pool.namespace, pool.name)
         for subnet in pool.subnets:
-            spans = iv.subtract(self._allocatable(pool, subnet, children), held.get(subnet.version, []))
+            held = [(r.address, r.address) for r in self.store.find_reservations(
+                pool.namespace, version=subnet.version, first=subnet.first, last=subnet.last)]
+            spans = iv.subtract(self._allocatable(pool, subnet, children), held + waiting.get(subnet.version, []))
             self.store.add_free(pool.namespace, pool.name, [(subnet.version, a, b) for a, b in spans])
 
+    def _others_holding(self, pool, version, n):
+        """The other pools of the namespace with ``n`` in a subnet: a parent or child of ``pool``."""
+        return [p for p in self.store.list_pools(pool.namespace)
+                if p.name != pool.name and p.subnet_of(version, n) is not None]
+
     def _take(self, pool, version, n):
+        """Take ``n`` out of the pool's free spans; True if it was free there."""
         span = self.store.free_at(pool.namespace, pool.name, version, n)
         if span is None:
-            return
+            return False
         _v, first, last = span
         self.store.remove_free(pool.namespace, pool.name, [span])
         self.store.add_free(pool.namespace, pool.name,
                             [(version, a, b) for a, b in ((first, n - 1), (n + 1, last)) if a <= b])
+        return True
+
+    def _take_static(self, pool, version, n):
+        """Take a requested address out of whichever pool's free spans hold it (a forced address
+        of a parent may be free in its child)."""
+        if not self._take(pool, version, n):
+            for other in self._others_holding(pool, version, n):
+                self._take(other, version, n)
+
+    def _give_back(self, pool, version, n, children=None):
+        """Return a released address to the pool that allocates it: this one, or a parent or child."""
+        if not self._give(pool, version, n, children):
+            for other in self._others_holding(pool, version, n):
+                if self._give(other, version, n):
+                    return
 
     def _give(self, pool, version, n, children=None):
-        """Return a released address to dynamic allocation, if it is allocatable."""
+        """Return a released address to the pool's dynamic allocation, if it is allocatable there."""
         subnet = pool.subnet_of(version, n)
         if subnet is None or not iv.contains(self._allocatable(pool, subnet, children), n):
-            return
+            return False
         if self.store.free_at(pool.namespace, pool.name, version, n):
-            return
+            return True
         first = last = n
         merged = []
         if n > subnet.first:
@@ -253,6 +277,7 @@ class Service(object):
                 last = right[2]
         self.store.remove_free(pool.namespace, pool.name, merged)
         self.store.add_free(pool.namespace, pool.name, [(version, first, last)])
+        return True
 
     def _release(self, r, pool, action='release', children=None):
         self.store.delete_reservation(r)
@@ -260,7 +285,7 @@ class Service(object):
             if pool.reuse_delay:
                 self.store.add_released(r.namespace, r.pool, r.version, r.address, self._stamp(pool.reuse_delay))
             else:
-                self._give(pool, r.version, r.address, children)
+                self._give_back(pool, r.version, r.address, children)
         self._history('reservation', action, r.namespace, r.pool, old=r.to_data(), reservation=r)
 
     def _expire(self, pool):
@@ -275,7 +300,7 @@ class Service(object):
             self._release(r, pool, 'expire', children)
         for v, n, _until in due:
             self.store.remove_released(pool.namespace, pool.name, v, n)
-            self._give(pool, v, n, children)
+            self._give_back(pool, v, n, children)
 
     def _pick(self, pool, subnets):
         """A free address of the first subnet that has one, by the pool's strategy."""
@@ -361,8 +386,20 @@ class Service(object):
                     raise InvalidArgument('The subnets %s and %s of pool %s overlap; give each address once.'
                                           % (other.cidr, subnet.cidr, pool.name))
             seen.append(subnet)
-        for other in self.store.list_pools(pool.namespace):
-            if other.name == pool.name or other.name == pool.parent or other.parent == pool.name:
+        others = self.store.list_pools(pool.namespace)
+        parent_of = dict((p.name, p.parent) for p in others)
+        parent_of[pool.name] = pool.parent
+
+        def ancestors(name):
+            found = []
+            while parent_of.get(name) is not None and parent_of[name] not in found:
+                name = parent_of[name]
+                found.append(name)
+            return found
+
+        for other in others:
+            # a pool overlaps its ancestors and descendants (carved children) by design
+            if other.name == pool.name or other.name in ancestors(pool.name) or pool.name in ancestors(other.name):
                 continue
             for subnet in pool.subnets:
                 for theirs in other.subnets:
@@ -688,14 +725,14 @@ class Service(object):
             self._history('reservation', 'reassign', holder.namespace, holder.pool, old=holder.to_data(),
                           new={'owner': owner, 'key': key, 'pool': pool.name}, reservation=holder)
         self.store.remove_released(pool.namespace, pool.name, version, n)
-        self._take(pool, version, n)
+        self._take_static(pool, version, n)
         if current is not None:
             self.store.delete_reservation(current)
             if pool.reuse_delay:
                 self.store.add_released(pool.namespace, pool.name, current.version, current.address,
                                         self._stamp(pool.reuse_delay))
             else:
-                self._give(pool, current.version, current.address, children)
+                self._give_back(pool, current.version, current.address, children)
             r = current.copy()
             r.version, r.address = version, n
         else:

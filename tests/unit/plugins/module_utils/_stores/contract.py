@@ -516,6 +516,21 @@ class ChildPoolTests(Base):
         assert svc.pool('n2', parent='v6', prefix_length=64)['pool']['subnets'][0]['cidr'] == '2001:db8:100:100::/64'
         assert svc.pool('n3', parent='v6', prefix_length=56)['pool']['subnets'][0]['cidr'] == '2001:db8:100:200::/56'
 
+    def test_grandchildren_and_forced_addresses_across_a_parent_and_its_child(self, svc):
+        svc.pool('site', subnets=[{'cidr': '10.80.0.0/24'}])
+        svc.pool('kid', parent='site', prefix_length=28)
+        svc.pool('grandkid', parent='kid', prefix_length=30)
+        assert svc.pool('site', description='changed')['changed'] is True     # no pool_overlap with a grandchild
+        # a forced static address of the parent inside the child is held for the child too
+        svc.reserve('site', 'router', address='10.80.0.5', force=True)
+        got = [svc.reserve('kid', 'h%d' % i)['reservation']['address'] for i in range(4)]
+        assert got == ['10.80.0.4', '10.80.0.6', '10.80.0.7', '10.80.0.8']   # .0/30 is the grandchild's
+        # released, it goes back to the pool that allocates it: the child
+        svc.release(owner='router')
+        kid = svc.info(pool='kid')['pools'][0]
+        assert (kid['size'], kid['used'], kid['free']) == (11, 4, 7)
+        assert svc.reserve('kid', 'h9')['reservation']['address'] == '10.80.0.5'
+
     def test_deleting_a_parent_with_children(self, svc):
         svc.pool('site', subnets=[{'cidr': '10.30.0.0/16'}])
         svc.pool('kid', parent='site', prefix_length=24)
