@@ -117,7 +117,8 @@ class JsonStore(Store):
         self.timeout = timeout
         self._lock_path = self.path + '.lock'
         self._state = None
-        self._stat = None        # the stat of the document self._state was read from
+        self._stat = None        # (inode, size, mtime) of the document self._state was read from
+        self._pinned = None      # that document, kept open
         self._dirty = False
         if not os.path.isdir(os.path.dirname(self.path)):
             raise StoreUnavailable('Cannot open the JSON store %s: the directory %s does not exist. '
@@ -129,7 +130,7 @@ class JsonStore(Store):
     def transaction(self, write=True, commit=True):
         if self.absent:     # reads as empty, keeps nothing, creates no file
             self._refuse_commit(write, commit)
-            self._state, self._stat = _State({}), None
+            self._state = _State({})
             yield self
             self._state = None
             return
@@ -172,25 +173,47 @@ class JsonStore(Store):
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
 
+    def _pin(self, f):
+        """Keep the document last read or written open, so that its inode number cannot be given to a
+        newer document while ``self._stat`` is compared against it."""
+        if self._pinned is not None:
+            self._pinned.close()
+        self._pinned = f
+        st = os.fstat(f.fileno()) if f is not None else None
+        self._stat = (st.st_ino, st.st_size, st.st_mtime_ns) if st else None
+
     def _load(self):
+        """Read the document, unless the one in memory is still the one on disk (every write
+        replaces the file: a new inode; an edit in place changes size or mtime)."""
         try:
-            st = os.stat(self.path)
+            f = open(self.path)
         except OSError as e:
             if e.errno != errno.ENOENT:
                 raise StoreUnavailable('Cannot read the JSON store %s: %s' % (self.path, e.strerror))
-            self._state, self._stat = _State({}), None
+            self._state = _State({})
+            self._pin(None)
             return
-        stat = (st.st_ino, st.st_size, st.st_mtime_ns)
-        if self._state is not None and stat == self._stat:
+        st = os.fstat(f.fileno())
+        if self._state is not None and (st.st_ino, st.st_size, st.st_mtime_ns) == self._stat:
+            f.close()
             return
         try:
-            with open(self.path) as f:
-                document = json.load(f)
+            document = json.load(f)
         except ValueError as e:
+            f.close()
             raise StoreUnavailable('The JSON store %s is not valid JSON (%s). Restore it from version control '
                                    'or a backup.' % (self.path, e))
         except OSError as e:
+            f.close()
             raise StoreUnavailable('Cannot read the JSON store %s: %s' % (self.path, e.strerror))
+        try:
+            self._state = self._parse(document)
+        except BaseException:
+            f.close()
+            raise
+        self._pin(f)
+
+    def _parse(self, document):
         version = document.get('schema_version') if isinstance(document, dict) else None
         if not isinstance(version, int) or isinstance(version, bool):
             raise StoreUnavailable('%s is not a netpool.ipam JSON store: it has no integer schema_version.' % self.path)
@@ -201,7 +224,11 @@ class JsonStore(Store):
         while version < SCHEMA_VERSION:
             document = MIGRATIONS[version](document)
             version += 1
-        self._state, self._stat = _State(document), stat
+        try:
+            return _State(document)
+        except (KeyError, ValueError, TypeError, AttributeError) as e:
+            raise StoreUnavailable('The JSON store %s is not a valid netpool.ipam document (%s: %s). Restore it from '
+                                   'version control or a backup.' % (self.path, type(e).__name__, e))
 
     def _write(self):
         text = self._state.document()
@@ -233,8 +260,7 @@ class JsonStore(Store):
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
-        st = os.stat(self.path)
-        self._stat = (st.st_ino, st.st_size, st.st_mtime_ns)
+        self._pin(open(self.path))
 
     def lock_pool(self, namespace, name):
         """The exclusive lock of the transaction already excludes every other writer."""
@@ -244,6 +270,7 @@ class JsonStore(Store):
 
     def close(self):
         self._state = None
+        self._pin(None)
 
     def _changed(self):
         self._dirty = True

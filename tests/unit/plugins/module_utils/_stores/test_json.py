@@ -83,7 +83,9 @@ def test_newer_schema_is_refused_and_untouched(path):
     assert open(path, 'rb').read() == before
 
 
-@pytest.mark.parametrize('content', ['{"pools": [', '[]', '{"schema_version": "1"}'])
+@pytest.mark.parametrize('content', ['{"pools": [', '[]', '{"schema_version": "1"}',
+                                     '{"schema_version": 1, "pools": [{"name": "web"}]}',
+                                     '{"schema_version": 1, "reservations": [{"address": "10.0.0.300"}]}'])
 def test_damaged_documents_are_store_unavailable(path, content):
     with open(path, 'w') as f:
         f.write(content)
@@ -116,3 +118,16 @@ def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(svc, path)
         f.write('{"half": ')
     svc.reserve('web', 'h3')
     assert sorted(os.listdir(os.path.dirname(path))) == ['ipam.json', 'ipam.json.lock']
+
+
+def test_a_replaced_document_of_the_same_size_and_time_is_read_again(svc, path):
+    assert svc.info(owner='h2')['reservations'][0]['metadata'] == {'mac': 'b'}
+    before = os.stat(path)
+    text = open(path).read()
+    with open(path + '.new', 'w') as f:
+        f.write(text.replace('"mac": "b"', '"mac": "c"'))
+    os.replace(path + '.new', path)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert svc.info(owner='h2')['reservations'][0]['metadata'] == {'mac': 'c'}
