@@ -18,12 +18,11 @@ by process id, so a forked child never uses a connection its parent opened.
 """
 
 import os
-import re
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     IpamError, InvalidArgument, StoreUnavailable, Unsupported)
 from ansible_collections.netpool.ipam.plugins.module_utils._options import SHORTHAND
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import DEFAULT_STORE, open_store
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import DEFAULT_STORE, open_store, passwords
 
 try:
     # Imported here, at import time, so that Ansible's forked workers inherit it already imported.
@@ -76,13 +75,11 @@ def forget(params, base_dir=None):
 
 
 def secrets(params):
-    """The secret values of ``params``: the store token and any password in a store URL."""
-    found = []
-    if params.get('store_token'):
-        found.append(params['store_token'])
-    match = re.search(r'://[^/@:]*:([^/@]+)@', params.get('store') or '')
-    if match:
-        found.append(match.group(1))
+    """The secret values of ``params`` (validated or raw task arguments): the store token and any
+    password in a store URL."""
+    found = passwords(params.get('store'))
+    if params.get('store_token') not in (None, ''):
+        found.append(str(params['store_token']))
     return found
 
 

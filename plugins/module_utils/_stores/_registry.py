@@ -44,10 +44,22 @@ def store_kind(spec):
     return 'json' if spec.endswith('.json') else 'sqlite'
 
 
+#: where a store URL carries a password: ``user:PASSWORD@`` and ``?password=PASSWORD``
+_PASSWORDS = (re.compile(r'(://[^/@:]*:)([^/@]*)@'), re.compile(r'([?&]password=)([^&]*)'))
+
+
 def redact(spec):
-    """The store value with any password replaced, for messages (``user:PASSWORD@`` and ``password=``)."""
-    spec = re.sub(r'(://[^/@:]*:)[^/@]*@', r'\1********@', spec)
-    return re.sub(r'([?&]password=)[^&]*', r'\1********', spec)
+    """The store value with any password replaced, for messages."""
+    for pattern in _PASSWORDS:
+        spec = pattern.sub(lambda m: m.group(1) + '********' + m.group(0)[len(m.group(1)) + len(m.group(2)):], spec)
+    return spec
+
+
+def passwords(spec):
+    """The passwords a store value carries (to hide them wherever they might be echoed)."""
+    if not isinstance(spec, str):
+        return []
+    return [m.group(2) for pattern in _PASSWORDS for m in pattern.finditer(spec) if m.group(2)]
 
 
 def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=None, create=True):

@@ -168,3 +168,10 @@ def test_a_store_opened_not_to_create_refuses_to_commit(tmp_path, name):
             pass
     assert error.value.code == 'store_unavailable'
     assert os.listdir(str(tmp_path)) == []
+
+
+def test_secrets_cover_every_form_of_password_and_raw_arguments():
+    assert _runner.secrets({'store': 'postgresql://db/ipam?user=u&password=pw1', 'store_token': 123456}) == \
+        ['pw1', '123456']
+    assert _runner.secrets({'store': 'postgresql://u:pw2@db/ipam'}) == ['pw2']
+    assert _runner.secrets({'store': ['not', 'a', 'string']}) == []
