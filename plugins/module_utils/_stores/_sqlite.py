@@ -99,23 +99,27 @@ class SqliteStore(SqlStore):
         self._refuse_commit(write, commit)
         try:
             self._conn.execute('BEGIN IMMEDIATE' if write else 'BEGIN')
-        except sqlite3.OperationalError as e:
+        except sqlite3.Error as e:
             raise self._translate(e)
         try:
             yield self
-        except sqlite3.OperationalError as e:
-            self._conn.execute('ROLLBACK')
+        except sqlite3.Error as e:
+            self._rollback()
             raise self._translate(e)
         except BaseException:
-            self._conn.execute('ROLLBACK')
+            self._rollback()
             raise
         else:
             try:
                 self._conn.execute('COMMIT' if commit else 'ROLLBACK')
-            except sqlite3.OperationalError as e:
-                if self._conn.in_transaction:
-                    self._conn.execute('ROLLBACK')
+            except sqlite3.Error as e:
+                self._rollback()
                 raise self._translate(e)
+
+    def _rollback(self):
+        """Roll back, unless SQLite already did (a full disk, an I/O error)."""
+        if self._conn.in_transaction:
+            self._conn.execute('ROLLBACK')
 
     def _translate(self, error):
         text = str(error)
