@@ -31,13 +31,16 @@ options:
     default: ipam.sqlite
   store_token:
     description:
-      - The API token of a remote store (NetBox).
+      - The secret of a remote store. For PostgreSQL it is the password (keep it out of the URL; a URL that
+        also carries a password is refused with C(error=invalid_argument)); a NetBox store would take its API token.
       - If not given, the value of the E(NETPOOL_IPAM_STORE_TOKEN) environment variable is used.
       - Never shown in results, messages or history.
     type: str
   validate_certs:
     description:
-      - Whether the TLS certificate of a remote store (NetBox over HTTPS) is checked.
+      - Whether the TLS certificate of a remote store is checked. For PostgreSQL, V(false) asks for
+        C(sslmode=require) (encrypted, certificate not verified) unless the URL or E(PGSSLMODE) sets an sslmode;
+        V(true) leaves libpq's own default or the URL's C(sslmode) (use C(sslmode=verify-full) to verify).
       - Only set this to V(false) for a store you trust on a network you trust.
     type: bool
     default: true
@@ -79,13 +82,14 @@ options:
       - name: NETPOOL_IPAM_STORE
   store_token:
     description:
-      - The API token of a remote store (NetBox). Never shown in messages.
+      - The secret of a remote store (the PostgreSQL password; a NetBox API token). Never shown in messages.
     type: str
     env:
       - name: NETPOOL_IPAM_STORE_TOKEN
   validate_certs:
     description:
-      - Whether the TLS certificate of a remote store (NetBox over HTTPS) is checked.
+      - Whether the TLS certificate of a remote store is checked (PostgreSQL V(false) means C(sslmode=require)
+        when the URL sets no sslmode).
     type: bool
     default: true
   timeout:
