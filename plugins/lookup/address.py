@@ -27,9 +27,9 @@ options:
     required: true
   owner:
     description:
-      - The owner of the reservation, usually V({{ inventory_hostname }}).
+      - The owner of the reservation, usually V({{ inventory_hostname }}). Required (a lookup without it fails
+        with C(error invalid_argument)).
     type: str
-    required: true
   key:
     description:
       - Which address of the owner in the pool.
@@ -124,7 +124,9 @@ class LookupModule(LookupBase):
         except TypeError:   # an unhashable argument: resolve every time
             cache_key = resolved = None
         if resolved is None:
-            self.set_options(var_options=variables, direct=kwargs)
+            # owner and key are checked by run() itself, the same way whether or not this is cached
+            self.set_options(var_options=variables,
+                             direct=dict((k, v) for k, v in kwargs.items() if k not in _PER_HOST))
             resolved = dict((name, self.get_option(name)) for name in OPTIONS)
             if cache_key is not None:
                 _RESOLVED[cache_key] = resolved
@@ -143,10 +145,7 @@ class LookupModule(LookupBase):
             def call(service):
                 if allocate:
                     return service.reserve(pool, owner, key=key, namespace=namespace)['reservation']
-                found = service.get(pool, owner, key=key, namespace=namespace)
-                if found is None:
-                    service.info(namespace, pool=pool, owner=owner, key=key)   # pool_not_found if no such pool
-                return found
+                return service.get(pool, owner, key=key, namespace=namespace)
 
             reservation = lookup_call(params, call, create=allocate)
             if reservation is None:

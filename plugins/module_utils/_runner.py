@@ -37,8 +37,13 @@ _SERVICES = {}
 
 
 def _store_key(params, base_dir):
+    timeout = params.get('timeout')
+    if timeout is None:
+        timeout = 30
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise InvalidArgument('timeout must be a positive number of seconds, got %r.' % (timeout,))
     return (os.getpid(), params.get('store') or DEFAULT_STORE, params.get('store_token'),
-            bool(params.get('validate_certs', True)), params.get('timeout') or 30, base_dir)
+            bool(params.get('validate_certs', True)), timeout, base_dir)
 
 
 def service_for(params, base_dir=None, create=True):

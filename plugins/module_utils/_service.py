@@ -765,9 +765,8 @@ class Service(object):
             if pool is not None:
                 self.store.lock_pool(namespace, pool)
             else:
-                # every pool the owner holds addresses in, locked in one order before reading again
-                for name in sorted(set(r.pool for r in self.store.find_reservations(namespace, owner=owner))):
-                    self.store.lock_pool(namespace, name)
+                # an owner's reservations across the namespace: keep every pool of it still meanwhile
+                self.store.lock_namespace(namespace)
             if keep_owners is not None:
                 targets = [r for r in self.store.find_reservations(namespace, pool) if r.owner not in keep]
             else:
@@ -783,10 +782,11 @@ class Service(object):
 
     # -- reading --------------------------------------------------------
     def get(self, pool, owner, key='default', namespace='default'):
-        """The reservation dict, or None (the lookup without allocate)."""
+        """The reservation dict, or None (the lookup without allocate); ``pool_not_found`` for no such pool."""
         with self.store.transaction(write=False):
             r = self.store.get_reservation(namespace, pool, owner, key)
             if r is None or (r.expires_at and r.expires_at <= self._stamp()):
+                self._pool(namespace, pool)
                 return None
             return self._reservation_dict(r)
 

@@ -458,8 +458,7 @@ def lookup_case(ident, terms, kwargs, code, *words):
 
 
 LOOKUP_CASES = [
-    # owner is a required option of the lookup: Ansible itself refuses its absence, with its own message and no code
-    lookup_case('no-owner', ['web'], {}, None, 'owner', 'not provided'),
+    lookup_case('no-owner', ['web'], {}, 'invalid_argument', 'owner'),
     lookup_case('owner-empty', ['web'], {'owner': ''}, 'invalid_argument', 'owner'),
     lookup_case('owner-not-string', ['web'], {'owner': ['h1']}, 'invalid_argument', 'owner'),
     lookup_case('key-not-string', ['web'], {'owner': 'h1', 'key': 5}, 'invalid_argument', 'key'),
@@ -492,8 +491,7 @@ def test_lookup(seeded, terms, kwargs, code, words):
     with pytest.raises(AnsibleError) as info:
         run_lookup(terms, **kwargs)
     msg = str(info.value.message)
-    if code is not None:
-        assert msg.endswith('(error %s)' % code), msg
+    assert msg.endswith('(error %s)' % code), msg
     _clear(msg, words)
     assert snapshot(svc.store, spec) == before
 

@@ -175,3 +175,9 @@ def test_secrets_cover_every_form_of_password_and_raw_arguments():
         ['pw1', '123456']
     assert _runner.secrets({'store': 'postgresql://u:pw2@db/ipam'}) == ['pw2']
     assert _runner.secrets({'store': ['not', 'a', 'string']}) == []
+
+
+@pytest.mark.parametrize('timeout', [0, -5])
+def test_timeout_must_be_positive(tmp_path, timeout):
+    with pytest.raises(InvalidArgument):
+        _runner.run('info', params('info', str(tmp_path / 'ipam.sqlite'), timeout=timeout))
