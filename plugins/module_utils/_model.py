@@ -5,7 +5,9 @@
 """The objects of netpool.ipam: pools, subnets and reservations.
 
 This is a private module: it may change at any time. ``to_data()`` is the
-form a store keeps; ``to_dict()`` is what modules return (SPEC §2, §4.1).
+form a store keeps (for a pool, also what modules return, with its figures);
+``Reservation.to_dict()`` is what modules return for a reservation: its data
+and its subnet's network facts (SPEC §2, §4.1).
 Addresses are held as Python ints with their IP version; spans are inclusive
 ``(first, last)`` int pairs within one subnet.
 """
@@ -60,7 +62,7 @@ class Subnet(object):
             return n == self.first
         return False
 
-    def to_dict(self):
+    def to_data(self):
         return {
             'cidr': self.cidr,
             'gateway': None if self.gateway is None else iv.to_str(self.version, self.gateway),
@@ -70,7 +72,7 @@ class Subnet(object):
         }
 
     @classmethod
-    def from_dict(cls, data):
+    def from_data(cls, data):
         """Build a subnet from its stored (already validated) form."""
         network = iv.parse_network(data['cidr'])
         gateway = data.get('gateway')
@@ -115,7 +117,7 @@ class Pool(object):
         return {
             'namespace': self.namespace,
             'name': self.name,
-            'subnets': [s.to_dict() for s in self.subnets],
+            'subnets': [s.to_data() for s in self.subnets],
             'parent': self.parent,
             'strategy': self.strategy,
             'reuse_delay': self.reuse_delay,
@@ -125,13 +127,11 @@ class Pool(object):
             'updated_at': self.updated_at,
         }
 
-    to_dict = to_data
-
     @classmethod
     def from_data(cls, data):
         return cls(
             data['namespace'], data['name'],
-            subnets=[Subnet.from_dict(s) for s in data['subnets']],
+            subnets=[Subnet.from_data(s) for s in data['subnets']],
             parent=data.get('parent'),
             strategy=data.get('strategy', 'first'),
             reuse_delay=data.get('reuse_delay', 0),
@@ -208,7 +208,7 @@ class Reservation(object):
                 cidr='%s/%d' % (self.address_str, subnet.prefix_length),
                 netmask=str(subnet.network.netmask) if subnet.version == 4 else None,
                 network=subnet.cidr,
-                gateway=subnet.to_dict()['gateway'],
+                gateway=subnet.to_data()['gateway'],
                 dns=list(subnet.dns),
             )
         return result

@@ -139,8 +139,6 @@ def _reservation(service, p, check):
 def _info(service, p, check):
     result = service.info(p['namespace'], pool=p.get('pool'), owner=p.get('owner'), key=p.get('key'),
                           address=p.get('address'), history=p['history'], map=p['map'])
-    result.pop('diff', None)
-    result['changed'] = False
     return result
 
 

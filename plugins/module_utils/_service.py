@@ -184,7 +184,7 @@ class Service(object):
     def _pool_dict(self, pool, children=None, with_map=False):
         if children is None:
             children = self._children(pool)
-        result = pool.to_dict()
+        result = pool.to_data()
         total, per_subnet = self._stats(pool, children)
         result.update(total)
         result['children'] = sorted(c.name for c in children)
@@ -507,8 +507,7 @@ class Service(object):
                             % (new.name, len(outside), ', '.join(r.address_str for r in outside[:20])),
                             addresses=[r.address_str for r in outside])
         for r in outside:
-            self.store.delete_reservation(r)
-            self._history('reservation', 'release', r.namespace, r.pool, old=r.to_data(), reservation=r)
+            self._release(r, None)      # outside every subnet: nothing to give back
 
     def _carve(self, old, new, parent_name, prefix_length):
         """Give ``new`` the first free aligned /prefix_length of its parent (SPEC §3.6)."""
@@ -559,8 +558,7 @@ class Service(object):
         for child in children:
             self._delete_pool(child, force)
         for r in reservations:
-            self.store.delete_reservation(r)
-            self._history('reservation', 'release', r.namespace, r.pool, old=r.to_data(), reservation=r)
+            self._release(r, None)      # the pool goes: nothing to give back
         self.store.delete_pool(pool.namespace, pool.name)
         self._history('pool', 'delete', pool.namespace, pool.name, old=pool.to_data())
         if pool.parent is not None:

@@ -106,10 +106,6 @@ class Store(abc.ABC):
         """
 
     @abc.abstractmethod
-    def count_reservations(self, namespace, pool):
-        """How many reservations the pool holds."""
-
-    @abc.abstractmethod
     def save_reservation(self, reservation):
         """Insert or replace the reservation by its identity (namespace, pool, owner, key).
 

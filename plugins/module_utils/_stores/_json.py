@@ -336,9 +336,6 @@ class JsonStore(Store):
         found.sort(key=lambda i: i[:2] + state.places[i])
         return [self._reservation(ident) for ident in found]
 
-    def count_reservations(self, namespace, pool):
-        return sum(1 for ident in self._state.reservations if ident[:2] == (namespace, pool))
-
     def save_reservation(self, reservation):
         state = self._changed()
         r = reservation

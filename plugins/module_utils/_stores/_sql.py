@@ -157,9 +157,6 @@ class SqlStore(Store):
         sql += ' ORDER BY namespace, pool, address'
         return [self._reservation(r) for r in self._rows(sql, params)]
 
-    def count_reservations(self, namespace, pool):
-        return self._one('SELECT COUNT(*) FROM reservation WHERE namespace = ? AND pool = ?', (namespace, pool))[0]
-
     def save_reservation(self, reservation):
         r = reservation
         try:
