@@ -38,7 +38,6 @@ This is a private module: it may change at any time.
   no_log); a DSN that carries a password too is refused.
 """
 
-import contextlib
 import hashlib
 import math
 import os
@@ -124,6 +123,7 @@ def _lock_key(*parts):
 class PostgresqlStore(SqlStore):
     kind = 'postgresql'
     integrity_errors = (psycopg.IntegrityError,) if psycopg else ()
+    driver_errors = (psycopg.Error,) if psycopg else ()
 
     #: ``?`` query -> ``%s`` query
     _converted = {}
@@ -182,7 +182,7 @@ class PostgresqlStore(SqlStore):
                                    "connection's search_path exists. Create the schema, or set search_path in "
                                    'the URL (options=-csearch_path%%3DNAME).' % self.where)
 
-    def _begin(self, write):
+    def _begin(self, write, commit):
         begin = ('BEGIN ISOLATION LEVEL READ COMMITTED' if write
                  else 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
         begin += "; SET LOCAL lock_timeout = '%dms'" % max(1, int(self.timeout * 1000))
@@ -238,24 +238,6 @@ class PostgresqlStore(SqlStore):
                                     'transaction was kept unless it had committed; rerun when the server is back.'
                                     % (self.where, text))
         return StoreUnavailable('The PostgreSQL store %s failed: %s' % (self.where, text))
-
-    @contextlib.contextmanager
-    def transaction(self, write=True, commit=True):
-        self._begin(write)
-        try:
-            yield self
-        except psycopg.Error as e:
-            self._rollback()
-            raise self._translate(e)
-        except BaseException:
-            self._rollback()
-            raise
-        else:
-            try:
-                self._conn.execute('COMMIT' if commit else 'ROLLBACK')
-            except psycopg.Error as e:
-                self._rollback()
-                raise self._translate(e)
 
     def lock_pool(self, namespace, name):
         """A shared lock on the namespace, then an exclusive one on the pool: other pools go on in parallel."""

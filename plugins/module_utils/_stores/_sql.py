@@ -12,6 +12,7 @@ an index on the key column answers "first free span at or after X" and
 "who holds X" without scanning.
 """
 
+import contextlib
 import json
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
@@ -33,9 +34,41 @@ class SqlStore(Store):
 
     #: exception classes a unique-constraint violation raises
     integrity_errors = ()
+    #: the driver's base exception class: what ``_translate`` turns into store errors
+    driver_errors = ()
 
     def _execute(self, sql, params=()):
         raise NotImplementedError  # pragma: no cover - every dialect defines it
+
+    def _begin(self, write, commit):
+        """Start a transaction (connecting if need be); raise store errors."""
+        raise NotImplementedError  # pragma: no cover - every dialect defines it
+
+    def _rollback(self):
+        """Roll back, unless the driver or the server already did."""
+        raise NotImplementedError  # pragma: no cover - every dialect defines it
+
+    def _translate(self, error):
+        """The ``IpamError`` for a driver error."""
+        raise NotImplementedError  # pragma: no cover - every dialect defines it
+
+    @contextlib.contextmanager
+    def transaction(self, write=True, commit=True):
+        self._begin(write, commit)
+        try:
+            yield self
+        except self.driver_errors as e:
+            self._rollback()
+            raise self._translate(e)
+        except BaseException:
+            self._rollback()
+            raise
+        else:
+            try:
+                self._execute('COMMIT' if commit else 'ROLLBACK')
+            except self.driver_errors as e:
+                self._rollback()
+                raise self._translate(e)
 
     # -- schema ---------------------------------------------------------
     def _schema_version(self):

@@ -17,7 +17,6 @@ This is a private module: it may change at any time.
   first use, newer ones refused with ``store_version``.
 """
 
-import contextlib
 import os
 import sqlite3
 
@@ -58,6 +57,7 @@ MIGRATIONS = {}
 class SqliteStore(SqlStore):
     kind = 'sqlite'
     integrity_errors = (sqlite3.IntegrityError,)
+    driver_errors = (sqlite3.Error,)
 
     def __init__(self, path, timeout=30, create=True):
         self.path = path
@@ -94,27 +94,12 @@ class SqliteStore(SqlStore):
     def _describe(self):
         return 'SQLite store %s' % self.path
 
-    @contextlib.contextmanager
-    def transaction(self, write=True, commit=True):
+    def _begin(self, write, commit):
         self._refuse_commit(write, commit)
         try:
             self._conn.execute('BEGIN IMMEDIATE' if write else 'BEGIN')
         except sqlite3.Error as e:
             raise self._translate(e)
-        try:
-            yield self
-        except sqlite3.Error as e:
-            self._rollback()
-            raise self._translate(e)
-        except BaseException:
-            self._rollback()
-            raise
-        else:
-            try:
-                self._conn.execute('COMMIT' if commit else 'ROLLBACK')
-            except sqlite3.Error as e:
-                self._rollback()
-                raise self._translate(e)
 
     def _rollback(self):
         """Roll back, unless SQLite already did (a full disk, an I/O error)."""
