@@ -522,6 +522,7 @@ class Service(object):
         parent = self._pool(new.namespace, parent_name)
         siblings = self._children(parent)
         held = [(r.version, r.address) for r in self.store.find_reservations(parent.namespace, parent.name)]
+        held += [(v, n) for v, n, _until in self.store.released(parent.namespace, parent.name)]
         if not any(s.prefix_length <= prefix_length <= (32 if s.version == 4 else 128) for s in parent.subnets):
             raise InvalidArgument("A /%d cannot be carved from pool '%s': none of its subnets (%s) can hold one. "
                                   "Give a prefix_length between the parent's prefix length and 32 (IPv4) or 128 (IPv6)."
@@ -641,7 +642,10 @@ class Service(object):
                 r = self._reservation_dict(current)
                 return {'changed': False, 'reservation': r, 'diff': {'before': r, 'after': r}}
         with self.store.transaction(commit=not check):
-            self.store.lock_pool(namespace, pool)
+            if reassign:    # two pools may change: take the namespace, not one pool after the other
+                self.store.lock_namespace(namespace)
+            else:
+                self.store.lock_pool(namespace, pool)
             p = self._pool(namespace, pool)
             self._expire(p)
             current = self.store.get_reservation(namespace, pool, owner, key)

@@ -531,6 +531,12 @@ class ChildPoolTests(Base):
         assert (kid['size'], kid['used'], kid['free']) == (11, 4, 7)
         assert svc.reserve('kid', 'h9')['reservation']['address'] == '10.80.0.5'
 
+    def test_children_skip_addresses_resting_under_the_parents_reuse_delay(self, svc):
+        svc.pool('site', reuse_delay=600, subnets=[{'cidr': '10.90.0.0/28'}])
+        svc.reserve('site', 'gone', address='10.90.0.2')
+        svc.release(owner='gone')
+        assert svc.pool('kid', parent='site', prefix_length=30)['pool']['subnets'][0]['cidr'] == '10.90.0.4/30'
+
     def test_deleting_a_parent_with_children(self, svc):
         svc.pool('site', subnets=[{'cidr': '10.30.0.0/16'}])
         svc.pool('kid', parent='site', prefix_length=24)
