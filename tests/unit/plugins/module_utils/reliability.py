@@ -13,6 +13,7 @@ import contextlib
 import os
 import shutil
 import sys
+from unittest.mock import MagicMock
 
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
@@ -60,3 +61,15 @@ def ansible_env(**extra):
     env.pop('NETPOOL_IPAM_STORE_TOKEN', None)
     env.update(extra)
     return env
+
+
+def action(cls, args, check=False, diff=False):
+    """An instance of action plugin class ``cls`` for a task with ``args``, as Ansible would make it."""
+    task = MagicMock()
+    task.args = args
+    task.check_mode = check
+    task.diff = diff
+    task.async_val = 0
+    connection = MagicMock()
+    connection._shell.tmpdir = None
+    return cls(task, connection, MagicMock(), loader=None, templar=None, shared_loader_obj=None)

@@ -28,7 +28,6 @@ import json
 import os
 import re
 import subprocess
-from unittest.mock import MagicMock
 
 import pytest
 import yaml
@@ -50,7 +49,7 @@ from ansible_collections.netpool.ipam.plugins.modules import (
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import Clock
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import (
-    STORE_KINDS, ansible_bin, ansible_env, fresh_spec, snapshot)
+    STORE_KINDS, action, ansible_bin, ansible_env, fresh_spec, snapshot)
 
 T0 = 1795000000.0
 
@@ -402,16 +401,7 @@ MODULES = {'pool': pool_module, 'range': range_module, 'reservation': reservatio
 
 
 def run_action(module, args):
-    task = MagicMock()
-    task.args = args
-    task.check_mode = False
-    task.diff = False
-    task.async_val = 0
-    connection = MagicMock()
-    connection._shell.tmpdir = None
-    plugin = ACTIONS[module].ActionModule(task, connection, MagicMock(), loader=None, templar=None,
-                                          shared_loader_obj=None)
-    return plugin.run(task_vars={})
+    return action(ACTIONS[module].ActionModule, args).run(task_vars={})
 
 
 def run_module(module, args, capsys):

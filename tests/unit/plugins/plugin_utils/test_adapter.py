@@ -4,7 +4,6 @@
 
 """The controller-side adapter (plugin_utils/_adapter.py): the action plugins and the lookup."""
 
-from unittest.mock import MagicMock
 
 import yaml
 
@@ -20,17 +19,7 @@ from ansible_collections.netpool.ipam.plugins.lookup import address
 from ansible_collections.netpool.ipam.plugins.lookup.address import LookupModule
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
-
-
-def action(cls, args, check=False, diff=False):
-    task = MagicMock()
-    task.args = args
-    task.check_mode = check
-    task.diff = diff
-    task.async_val = 0
-    connection = MagicMock()
-    connection._shell.tmpdir = None
-    return cls(task, connection, MagicMock(), loader=None, templar=None, shared_loader_obj=None)
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import action
 
 
 @pytest.fixture
