@@ -16,7 +16,7 @@ ansible.builtin.constructed inventory plugin:
 The first lookup run allocates 1,000 addresses (one commit each) and is reported apart; the timed lookup
 runs find the reservations made. Target: median lookup / static <= 2.
 
-    .venv/bin/python bench/inventory_lookup.py [--hosts 1000] [--rounds 3]
+    .venv/bin/python bench/inventory_lookup.py [--hosts 1000] [--rounds 5]
 """
 
 import argparse
@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 
@@ -37,6 +38,7 @@ compose:
 """
 LOOKUP = "lookup('netpool.ipam.address', 'bench', owner=inventory_hostname, allocate=true)"
 BUILTIN = "lookup('ansible.builtin.env', 'NETPOOL_BENCH_UNSET', default=inventory_hostname)"
+STATIC = "'192.0.2.1'"
 
 
 def _value(value):
@@ -46,10 +48,43 @@ def _value(value):
     return value
 
 
+IN_PROCESS = """
+import time
+from ansible.parsing.dataloader import DataLoader
+from ansible.plugins.loader import init_plugin_loader, lookup_loader
+from ansible.template import Templar, trust_as_template
+init_plugin_loader()
+hosts = ['host%%04d' %% i for i in range(%(hosts)d)]
+def per_host(call):
+    call(hosts[0])
+    start = time.perf_counter()
+    for host in hosts:
+        call(host)
+    return (time.perf_counter() - start) * 1000 / len(hosts)
+for name, expression in %(expressions)r:
+    templar = Templar(loader=DataLoader())
+    def evaluate(host):
+        templar.available_variables = {'inventory_hostname': host}
+        return templar.evaluate_expression(trust_as_template(expression))
+    print('in-process, ms a host: %%-8s compile + evaluate the expression %%.3f' %% (name, per_host(evaluate)))
+lookup = lookup_loader.get('netpool.ipam.address', loader=DataLoader())
+print('in-process, ms a host: netpool.ipam.address run() alone %%.3f' %% per_host(
+    lambda host: lookup.run(['bench'], variables={}, owner=host, allocate=True)))
+"""
+
+
+def in_process(work, env, hosts):
+    """Per-host costs measured inside one Python process: no start-up, no inventory parsing."""
+    code = IN_PROCESS % {'hosts': hosts, 'expressions': [('static', STATIC), ('builtin', BUILTIN), ('lookup', LOOKUP)]}
+    proc = subprocess.run([sys.executable, '-c', code], cwd=work, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, check=False)
+    return proc.stdout.decode(errors='replace')
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--hosts', type=int, default=1000)
-    parser.add_argument('--rounds', type=int, default=3)
+    parser.add_argument('--rounds', type=int, default=5)
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix='netpool-bench-')
@@ -59,7 +94,7 @@ def main():
             with open(os.path.join(work, name, '00-hosts.yml'), 'w') as f:
                 f.write('all:\n  hosts:\n' + ''.join('    host%04d:\n' % i for i in range(args.hosts)))
         with open(os.path.join(work, 'static', '10-constructed.yml'), 'w') as f:
-            f.write(CONSTRUCTED % "'192.0.2.1'")
+            f.write(CONSTRUCTED % ('"%s"' % STATIC))
         with open(os.path.join(work, 'builtin', '10-constructed.yml'), 'w') as f:
             f.write(CONSTRUCTED % ('"%s"' % BUILTIN))
         with open(os.path.join(work, 'lookup', '10-constructed.yml'), 'w') as f:
@@ -73,17 +108,27 @@ def main():
         def inventory(name):
             return [tool('ansible-inventory'), '-i', name, '--list', '--output', name + '.json']
 
+        def check(name):
+            """Each inventory gave what it says, on every host: a broken compose expression is silently skipped."""
+            with open(os.path.join(work, name + '.json')) as f:
+                hostvars = json.load(f).get('_meta', {}).get('hostvars', {})
+            hosts = ['host%04d' % i for i in range(args.hosts)]
+            given = [_value(hostvars.get(host, {}).get('ansible_host')) for host in hosts]
+            expected = {'plain': [None] * args.hosts, 'static': [STATIC.strip("'")] * args.hosts, 'builtin': hosts}
+            if name == 'lookup':
+                if len(set(given)) != args.hosts or not all(str(a).startswith('10.0.') for a in given):
+                    raise SystemExit('the lookup did not give %d distinct addresses' % args.hosts)
+            elif given != expected[name]:
+                raise SystemExit('inventory %s did not compose ansible_host as expected: %s...' % (name, given[:3]))
+
         first = timed(inventory('lookup'), work, env)
-        with open(os.path.join(work, 'lookup.json')) as f:
-            hostvars = json.load(f)['_meta']['hostvars']
-        addresses = set(_value(v['ansible_host']) for v in hostvars.values())
-        if len(addresses) != args.hosts or not all(a.startswith('10.0.') for a in addresses):
-            raise SystemExit('the lookup did not give %d distinct addresses' % args.hosts)
+        check('lookup')
 
         times = dict((k, []) for k in ('plain', 'static', 'builtin', 'lookup'))
         for _round in range(args.rounds):
             for name in times:
                 times[name].append(timed(inventory(name), work, env))
+                check(name)
         median = dict((k, statistics.median(v)) for k, v in times.items())
         print('machine: %s' % machine())
         print('hosts %d, rounds %d' % (args.hosts, args.rounds))
@@ -93,6 +138,7 @@ def main():
         ratio = median['lookup'] / median['static']
         print('lookup / plain %.2f; lookup / builtin lookup %.2f; first run / static %.2f'
               % (median['lookup'] / median['plain'], median['lookup'] / median['builtin'], first / median['static']))
+        print(in_process(work, env, args.hosts), end='')
         print('RESULT lookup / static ratio %.2f (target <= 2): %s' % (ratio, 'PASS' if ratio <= 2 else 'FAIL'))
         return 0 if ratio <= 2 else 1
     finally:
