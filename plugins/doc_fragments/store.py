@@ -38,9 +38,12 @@ options:
     type: str
   validate_certs:
     description:
-      - Whether the TLS certificate of a remote store is checked. For PostgreSQL, V(false) asks for
-        C(sslmode=require) (encrypted, certificate not verified) unless the URL or E(PGSSLMODE) sets an sslmode;
-        V(true) leaves libpq's own default or the URL's C(sslmode) (use C(sslmode=verify-full) to verify).
+      - Whether the TLS certificate of a remote store is checked.
+      - For PostgreSQL, when neither the URL nor E(PGSSLMODE) sets an sslmode, V(true) asks for
+        C(sslmode=verify-full) for a server across a network (give its CA with C(sslrootcert) in the URL) and
+        leaves libpq's default for a server on this machine (a Unix socket, C(localhost), a loopback address);
+        V(false) asks for C(sslmode=require) (encrypted, certificate not verified). An sslmode in the URL or
+        E(PGSSLMODE) is always used as given.
       - Only set this to V(false) for a store you trust on a network you trust.
     type: bool
     default: true
@@ -88,8 +91,9 @@ options:
       - name: NETPOOL_IPAM_STORE_TOKEN
   validate_certs:
     description:
-      - Whether the TLS certificate of a remote store is checked (PostgreSQL V(false) means C(sslmode=require)
-        when the URL sets no sslmode).
+      - Whether the TLS certificate of a remote store is checked. For PostgreSQL, V(true) means
+        C(sslmode=verify-full) for a server across a network, V(false) means C(sslmode=require), when the URL
+        sets no sslmode.
     type: bool
     default: true
   timeout:

@@ -30,15 +30,21 @@ This is a private module: it may change at any time.
   once; one that dies inside a transaction gives ``store_unavailable`` and
   the server rolls the transaction back. A process forked from the one that
   opened the store opens its own connection (a socket is never shared).
-- ``validate_certs: false`` means ``sslmode=require`` (TLS, certificate not
-  verified) when neither the DSN nor ``PGSSLMODE`` sets an sslmode; every
-  other TLS parameter (``sslmode``, ``sslrootcert``, ``sslcert``…) is taken
-  from the DSN as libpq takes it.
+- TLS (``tls_mode``): an sslmode in the DSN or ``PGSSLMODE`` is used as
+  given, and so is a connection service (``service=``, ``PGSERVICE``). Otherwise ``validate_certs: true`` (the default) means
+  ``sslmode=verify-full`` for a server across a network (the certificate and
+  the host name are checked, against ``sslrootcert`` or libpq's
+  ``~/.postgresql/root.crt``), and libpq's own default for a server on this
+  machine (a Unix socket, ``localhost``, a loopback address), whose traffic
+  never leaves it. ``validate_certs: false`` means ``sslmode=require`` (TLS,
+  certificate not verified). Every other TLS parameter (``sslrootcert``,
+  ``sslcert``…) is taken from the DSN as libpq takes it.
 - ``store_token``, when given, is the password (kept out of the DSN and
   no_log); a DSN that carries a password too is refused.
 """
 
 import hashlib
+import ipaddress
 import math
 import os
 import struct
@@ -55,6 +61,34 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     InvalidArgument, StoreBusy, StoreUnavailable)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import redact
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
+
+
+#: Hosts whose traffic never leaves this machine.
+_LOCAL_HOSTS = ('', 'localhost', 'localhost.localdomain')
+
+
+def _is_local(host):
+    """A Unix socket directory, ``localhost`` or a loopback address."""
+    host = host.strip()
+    if host.startswith('/') or host.startswith('@') or host.lower() in _LOCAL_HOSTS:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip('[]')).is_loopback
+    except ValueError:
+        return False
+
+
+def tls_mode(params, validate_certs, environ):
+    """The ``sslmode`` to ask libpq for, or None for libpq's own default (see the module's docstring)."""
+    if params.get('sslmode') or environ.get('PGSSLMODE') or params.get('service') or environ.get('PGSERVICE'):
+        return None     # said by the user, or by a pg_service.conf entry that we do not read
+    if not validate_certs:
+        return 'require'
+    hosts = (params.get('host') or params.get('hostaddr') or environ.get('PGHOST')
+             or environ.get('PGHOSTADDR') or '').split(',')
+    if all(_is_local(host) for host in hosts):
+        return None
+    return 'verify-full'
 
 
 INSTALL_HINT = ("The PostgreSQL store needs the Python library psycopg 3 on the controller, in the Python that runs "
@@ -148,8 +182,9 @@ class PostgresqlStore(SqlStore):
         self._connect_args = {'autocommit': True, 'prepare_threshold': None}
         if token is not None:
             self._connect_args['password'] = token
-        if not validate_certs and 'sslmode' not in params and not os.environ.get('PGSSLMODE'):
-            self._connect_args['sslmode'] = 'require'
+        sslmode = tls_mode(params, validate_certs, os.environ)
+        if sslmode is not None:
+            self._connect_args['sslmode'] = sslmode
         if 'connect_timeout' not in params:
             self._connect_args['connect_timeout'] = max(2, int(math.ceil(timeout)))
         if 'application_name' not in params:
@@ -169,9 +204,15 @@ class PostgresqlStore(SqlStore):
             self._conn = psycopg.connect(self.spec, **self._connect_args)
         except psycopg.Error as e:
             self._conn = None
-            raise StoreUnavailable('Cannot connect to the PostgreSQL store %s: %s. Check that the server runs and '
-                                   'accepts connections from this controller, and the user, password and database '
-                                   'in store.' % (self.where, self._scrub(str(e).strip())))
+            text = self._scrub(str(e).strip())
+            hint = ('Check that the server runs and accepts connections from this controller, and the user, '
+                    'password and database in store.')
+            if self._connect_args.get('sslmode') == 'verify-full' and ('SSL' in text or 'certificate' in text):
+                hint = ("The store verifies a remote server's TLS certificate by default (validate_certs: true means "
+                        'sslmode=verify-full): give the CA that signed it with sslrootcert=PATH in the URL (or '
+                        'sslrootcert=system with libpq 16 or newer), set sslmode in the URL yourself, or set '
+                        'validate_certs: false for TLS without verification.')
+            raise StoreUnavailable('Cannot connect to the PostgreSQL store %s: %s. %s' % (self.where, text, hint))
         self._pid = os.getpid()
         try:
             self._schema = self._conn.execute('SELECT current_schema()').fetchone()[0]

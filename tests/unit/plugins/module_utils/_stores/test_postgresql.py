@@ -191,6 +191,47 @@ def test_validate_certs_false_asks_for_tls_unless_the_url_says_otherwise(spec):
     open_store(spec + '&sslmode=disable', validate_certs=False).close()
 
 
+@pytest.mark.parametrize('dsn, environ, validate_certs, expected', [
+    # a server across a network: verified unless validate_certs is false
+    ('postgresql://ipam@db.example.com/ipam', {}, True, 'verify-full'),
+    ('postgresql://ipam@10.1.2.3:5432/ipam', {}, True, 'verify-full'),
+    ('postgresql://ipam@[2001:db8::5]/ipam', {}, True, 'verify-full'),
+    ('postgresql://ipam@db.example.com/ipam?hostaddr=127.0.0.1', {}, True, 'verify-full'),
+    ('host=127.0.0.1,db.example.com dbname=ipam', {}, True, 'verify-full'),
+    ('postgresql:///ipam', {'PGHOST': 'db.example.com'}, True, 'verify-full'),
+    ('postgresql://ipam@db.example.com/ipam', {}, False, 'require'),
+    # this machine: libpq's own default; validate_certs: false still asks for TLS
+    ('postgresql://ipam@127.0.0.1/ipam', {}, True, None),
+    ('postgresql://ipam@127.0.0.2/ipam', {}, True, None),
+    ('postgresql://ipam@[::1]/ipam', {}, True, None),
+    ('postgresql://ipam@localhost/ipam', {}, True, None),
+    ('postgresql:///ipam', {}, True, None),
+    ('host=/var/run/postgresql dbname=ipam', {}, True, None),
+    ('postgresql://ipam@127.0.0.1/ipam', {}, False, 'require'),
+    # said by the user: used as given
+    ('postgresql://ipam@db.example.com/ipam?sslmode=disable', {}, True, None),
+    ('postgresql://ipam@db.example.com/ipam', {'PGSSLMODE': 'prefer'}, True, None),
+    ('postgresql://ipam@db.example.com/ipam?sslmode=verify-ca', {}, False, None),
+    ('service=ipam', {}, True, None),
+    ('postgresql:///ipam', {'PGSERVICE': 'ipam'}, False, None),
+])
+def test_tls_is_verified_by_default_across_a_network(dsn, environ, validate_certs, expected):
+    params = _postgresql.conninfo_to_dict(dsn)
+    assert _postgresql.tls_mode(params, validate_certs, environ) == expected
+
+
+def test_a_remote_server_without_a_verifiable_certificate_is_refused_by_default(spec):
+    """The test server, named as a remote host would be: TLS with a verified certificate is asked for."""
+    host = _postgresql.conninfo_to_dict(spec).get('host', '')
+    if '@%s:' % host not in spec or _postgresql.tls_mode({'host': host}, True, {}) is not None:
+        pytest.skip('the test server is not reached through a loopback address in the URL')
+    remote = spec.replace('@%s:' % host, '@db.netpool.invalid:', 1) + '&hostaddr=' + host
+    error = _fails('store_unavailable', open_store, remote)
+    assert 'verify-full' in error.msg and 'sslrootcert' in error.msg and 'validate_certs: false' in error.msg
+    open_store(remote + '&sslmode=disable').close()   # said in the URL: used as given
+    open_store(spec).close()                            # this machine: libpq's default
+
+
 def test_module_utils_import_without_psycopg():
     code = ('import sys; sys.modules["psycopg"] = None\n'
             'from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store\n'
