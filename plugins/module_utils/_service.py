@@ -33,6 +33,8 @@ NAME_LIMIT = 255
 RANDOM_TRIES = 32
 #: the longest ttl or reuse_delay: 100 years (a time past year 9999 cannot be stored or compared)
 MAX_DURATION = 100 * 365 * 86400
+#: A time after every expires_at (ttl is at most MAX_DURATION): ``expires_before=FOREVER`` is every lease.
+FOREVER = '9999-12-31T23:59:59Z'
 _UNITS = {'s': 1, 'm': 60, 'h': 3600, 'd': 86400, 'w': 604800}
 
 
@@ -165,20 +167,19 @@ class Service(object):
         """size/used/free/utilization of the pool and of each of its subnets."""
         if children is None:
             children = self._children(pool)
-        reservations = self.store.find_reservations(pool.namespace, pool.name)
-        now = self._stamp()
+        count = self.store.count_reservations
         subnets, total = [], {'size': 0, 'used': 0, 'free': 0}
         for subnet in pool.subnets:
             size = iv.count(self._allocatable(pool, subnet, children))
             free = sum(b - a + 1 for _v, a, b in
                        self.store.free_spans(pool.namespace, pool.name, subnet.version, subnet.first, subnet.last))
-            used = sum(1 for r in reservations if r.version == subnet.version and r.address in subnet)
+            used = count(pool.namespace, pool.name, version=subnet.version, first=subnet.first, last=subnet.last)
             subnets.append({'size': size, 'used': used, 'free': free, 'utilization': _percent(size - free, size)})
             for k in total:
                 total[k] += subnets[-1][k]
         total['utilization'] = _percent(total['size'] - total['free'], total['size'])
-        total['leased'] = sum(1 for r in reservations if r.expires_at)
-        total['expired'] = sum(1 for r in reservations if r.expires_at and r.expires_at <= now)
+        total['leased'] = count(pool.namespace, pool.name, expires_before=FOREVER)
+        total['expired'] = count(pool.namespace, pool.name, expires_before=self._stamp())
         return total, subnets
 
     def _pool_dict(self, pool, children=None, with_map=False):

@@ -106,6 +106,11 @@ class Store(abc.ABC):
         """
 
     @abc.abstractmethod
+    def count_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
+                           first=None, last=None, expires_before=None):
+        """How many reservations ``find_reservations`` would return for the same filters (none is built)."""
+
+    @abc.abstractmethod
     def save_reservation(self, reservation):
         """Insert or replace the reservation by its identity (namespace, pool, owner, key).
 

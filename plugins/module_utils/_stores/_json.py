@@ -319,9 +319,8 @@ class JsonStore(Store):
                            metadata=data['metadata'], created_at=data['created_at'],
                            updated_at=data['updated_at'], expires_at=data['expires_at'])
 
-    def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
-                          first=None, last=None, expires_before=None):
-        found = []
+    def _matching(self, namespace, pool, owner, key, version, first, last, expires_before):
+        """The identities of the reservations matching every filter given."""
         state = self._state
         for ident, data in state.reservations.items():
             if any(want is not None and want != have for want, have in zip((namespace, pool, owner, key), ident)):
@@ -332,9 +331,18 @@ class JsonStore(Store):
             if version is not None and (v != version or (first is not None and n < first)
                                         or (last is not None and n > last)):
                 continue
-            found.append(ident)
-        found.sort(key=lambda i: i[:2] + state.places[i])
+            yield ident
+
+    def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
+                          first=None, last=None, expires_before=None):
+        places = self._state.places
+        found = sorted(self._matching(namespace, pool, owner, key, version, first, last, expires_before),
+                       key=lambda i: i[:2] + places[i])
         return [self._reservation(ident) for ident in found]
+
+    def count_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
+                           first=None, last=None, expires_before=None):
+        return sum(1 for _ident in self._matching(namespace, pool, owner, key, version, first, last, expires_before))
 
     def save_reservation(self, reservation):
         state = self._changed()

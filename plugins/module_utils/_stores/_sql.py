@@ -170,8 +170,8 @@ class SqlStore(Store):
         return self._reservation(self._one(
             'SELECT data FROM reservation WHERE namespace = ? AND address = ?', (namespace, iv.key(version, address))))
 
-    def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
-                          first=None, last=None, expires_before=None):
+    def _reservation_filter(self, namespace, pool, owner, key, version, first, last, expires_before):
+        """``(WHERE clause, parameters)`` of the reservation filters given."""
         where, params = [], []
         for column, value in (('namespace', namespace), ('pool', pool), ('owner', owner), ('key', key)):
             if value is not None:
@@ -184,11 +184,18 @@ class SqlStore(Store):
         if expires_before is not None:
             where.append('expires_at IS NOT NULL AND expires_at <= ?')
             params.append(expires_before)
-        sql = 'SELECT data FROM reservation'
-        if where:
-            sql += ' WHERE ' + ' AND '.join(where)
-        sql += ' ORDER BY namespace, pool, address'
+        return (' WHERE ' + ' AND '.join(where) if where else ''), params
+
+    def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
+                          first=None, last=None, expires_before=None):
+        where, params = self._reservation_filter(namespace, pool, owner, key, version, first, last, expires_before)
+        sql = 'SELECT data FROM reservation' + where + ' ORDER BY namespace, pool, address'
         return [self._reservation(r) for r in self._rows(sql, params)]
+
+    def count_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
+                           first=None, last=None, expires_before=None):
+        where, params = self._reservation_filter(namespace, pool, owner, key, version, first, last, expires_before)
+        return self._one('SELECT COUNT(*) FROM reservation' + where, params)[0]
 
     def save_reservation(self, reservation):
         r = reservation

@@ -13,6 +13,7 @@ import multiprocessing
 import os
 
 import pytest
+from netaddr import IPAddress
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
@@ -592,6 +593,37 @@ def _reserve_many(spec, worker, count, queue):
     queue.put((got, errors))
 
 
+class CountTests(Base):
+
+    def test_counts_are_what_find_returns_and_feed_the_pool_figures(self, svc, clock):
+        """Pool figures are counted by the store (no reservation is built): every filter counts what it finds."""
+        svc.pool('dual', subnets=[{'cidr': '10.2.0.0/24'}, {'cidr': '2001:db8:2::/64'}])
+        svc.pool('other', subnets=[{'cidr': '10.3.0.0/24'}])
+        svc.pool('dual', namespace='lab', subnets=[{'cidr': '10.2.0.0/24'}])
+        for i in range(5):
+            svc.reserve('dual', 'v4-%d' % i, family='ipv4', ttl=60 if i < 2 else None)
+        for i in range(3):
+            svc.reserve('dual', 'v6-%d' % i, family='ipv6', ttl=600 if i == 0 else None)
+        svc.reserve('other', 'v4-0')
+        svc.reserve('dual', 'v4-0', namespace='lab')
+        clock.advance(120)      # the two v4 leases have run out, not yet released: nothing allocated since
+        store = svc.store
+        filters = [{}, {'namespace': 'default'}, {'namespace': 'default', 'pool': 'dual'},
+                   {'namespace': 'lab', 'pool': 'dual'}, {'owner': 'v4-0'}, {'owner': 'v4-0', 'key': 'default'},
+                   {'namespace': 'default', 'pool': 'dual', 'version': 4},
+                   {'namespace': 'default', 'pool': 'dual', 'version': 6},
+                   {'version': 4, 'first': int(IPAddress('10.2.0.2')), 'last': int(IPAddress('10.2.0.4'))},
+                   {'namespace': 'default', 'expires_before': '9999-12-31T23:59:59Z'},
+                   {'namespace': 'default', 'expires_before': svc._stamp()}, {'owner': 'nobody'}]
+        with store.transaction(write=False):
+            for where in filters:
+                assert store.count_reservations(**where) == len(store.find_reservations(**where)), where
+            assert [store.count_reservations(**where) for where in filters] == [10, 9, 8, 1, 3, 3, 5, 3, 3, 3, 2, 0]
+        dual = svc.info(pool='dual', namespace='default')['pools'][0]
+        assert [s['used'] for s in dual['subnets']] == [5, 3]
+        assert (dual['used'], dual['leased'], dual['expired']) == (8, 3, 2)
+
+
 class ConcurrencyTests(Base):
 
     def test_twenty_processes_fifty_reservations_each(self, svc, spec):
@@ -613,7 +645,8 @@ class ConcurrencyTests(Base):
 
 
 class StoreContract(PoolTests, RangeTests, ReserveTests, ReleaseTests, CheckModeTests, HistoryTests, LeaseTests,
-                    ReuseDelayTests, SweepTests, ChildPoolTests, ReassignTests, MapTests, ConcurrencyTests):
+                    ReuseDelayTests, SweepTests, ChildPoolTests, ReassignTests, MapTests, CountTests,
+                    ConcurrencyTests):
     """Every rule of the SPEC that a store must uphold. Inherit it; provide the ``spec`` fixture."""
 
 
