@@ -6,6 +6,9 @@
 # 2. env.yml with NETPOOL_IPAM_STORE set to a *relative* path and the
 #    playbook started from another directory: the environment fallback, and
 #    the store resolved against the directory ansible-playbook started from.
+# The store error cases every target runs (a newer-schema store, a broken one,
+# stores locked by another process, remote stores with secrets) are set up
+# once, in tasks/store_errors_*.yml and vars/store_errors.yml beside this file.
 set -eux
 
 SETUP_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
