@@ -147,7 +147,7 @@ class LookupModule(LookupBase):
                     return service.reserve(pool, owner, key=key, namespace=namespace)['reservation']
                 return service.get(pool, owner, key=key, namespace=namespace)
 
-            reservation = lookup_call(params, call, create=allocate)
+            reservation = lookup_call(params, call)
             if reservation is None:
                 raise _missing(pool, owner, key, namespace)
             if form == 'dict':

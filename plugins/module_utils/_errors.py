@@ -68,6 +68,14 @@ class StoreUnavailable(IpamError):
     code = 'store_unavailable'
 
 
+class StoreAbsent(StoreUnavailable):
+    """Work on a store file that does not exist (opened with ``create=False``) would commit a change.
+
+    Nothing was written and no file was created; ``_runner.with_service`` then creates the store and
+    runs the work again. Seen by a user only as ``store_unavailable`` if raised anywhere else.
+    """
+
+
 class StoreVersion(IpamError):
     code = 'store_version'
 

@@ -15,12 +15,21 @@ Stores are opened once per process and kept (``service_for``): an Ansible
 worker (a forked process) or an ``ansible-inventory`` run pays for opening
 the store once, not once per task or per templated host. The cache is keyed
 by process id, so a forked child never uses a connection its parent opened.
+Each process closes the stores it opened when it exits (``close_all``): for
+SQLite, closing the last connection folds the write-ahead log back into the
+file, so that the ``.sqlite`` file alone holds every change once the play is
+over (a user who copies or commits it loses nothing).
+
+A store file that does not exist yet is created only by work that changes
+something (``with_service``): a failed task, a read or check mode leaves no
+new file behind.
 """
 
+import multiprocessing.util
 import os
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
-    IpamError, InvalidArgument, StoreUnavailable, Unsupported)
+    IpamError, InvalidArgument, StoreAbsent, StoreUnavailable, Unsupported)
 from ansible_collections.netpool.ipam.plugins.module_utils._options import SHORTHAND
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import DEFAULT_STORE, open_store, passwords
 
@@ -34,6 +43,8 @@ except ImportError as e:  # netaddr missing: fail the task with a message, not a
 
 #: (pid, store options, base_dir) -> Service
 _SERVICES = {}
+#: pid -> the exit hook of that process that closes its stores (a forked child registers its own)
+_CLOSERS = {}
 
 
 def _store_key(params, base_dir):
@@ -66,7 +77,35 @@ def service_for(params, base_dir=None, create=True):
         service = Service(store)
         if not store.absent:
             _SERVICES[key] = service
+            if key[0] not in _CLOSERS:
+                # Run at the exit of this process: atexit in the controller and ansible-inventory, and the
+                # multiprocessing exit of an Ansible worker (a forked process, where atexit does not run).
+                _CLOSERS[key[0]] = multiprocessing.util.Finalize(None, close_all, exitpriority=10)
     return service
+
+
+def with_service(params, base_dir, work):
+    """``work(service)`` over the store that ``params`` name.
+
+    A local store file that does not exist yet is created only if ``work`` commits a change: it first runs
+    on the store opened not to create it (empty, in memory); if it would commit a change (``StoreAbsent``),
+    the store is created and ``work`` runs again on it. So a failure (``pool_not_found`` …), a read or check
+    mode never leaves a new store file behind.
+    """
+    try:
+        return work(service_for(params, base_dir, create=False))
+    except StoreAbsent:
+        return work(service_for(params, base_dir, create=True))
+
+
+def close_all():
+    """Close every store this process opened (never one its parent opened before a fork)."""
+    pid = os.getpid()
+    for key in [k for k in _SERVICES if k[0] == pid]:
+        try:
+            _SERVICES.pop(key).store.close()
+        except Exception:  # pylint: disable=broad-except
+            pass
 
 
 def forget(params, base_dir=None):
@@ -148,7 +187,7 @@ OPERATIONS = {'pool': _pool, 'range': _range, 'reservation': _reservation, 'info
 def run(name, params, check=False, diff=False, base_dir=None):
     """Run module ``name`` with its validated ``params``; the task result, or ``IpamError``."""
     try:
-        result = OPERATIONS[name](service_for(params, base_dir, create=not (check or name == 'info')), params, check)
+        result = with_service(params, base_dir, lambda service: OPERATIONS[name](service, params, check))
     except StoreUnavailable:
         forget(params, base_dir)
         raise

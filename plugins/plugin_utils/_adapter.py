@@ -105,10 +105,10 @@ class LookupIpamError(AnsibleError):
         self.error = code
 
 
-def lookup_call(params, call, create=True):
+def lookup_call(params, call):
     """Run ``call(service)`` for the lookup; ``IpamError`` becomes ``LookupIpamError``."""
     try:
-        return call(_runner.service_for(params, base_dir(), create=create))
+        return _runner.with_service(params, base_dir(), call)
     except IpamError as e:
         failure = _runner.failure(e, params)
         if e.code == 'store_unavailable':

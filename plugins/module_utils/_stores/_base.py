@@ -25,7 +25,7 @@ one fixed width, so comparing strings compares times.
 
 import abc
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreUnavailable
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreAbsent
 
 
 SCHEMA_VERSION = 1
@@ -37,14 +37,16 @@ class Store(abc.ABC):
     #: a short name used in messages and docs
     kind = None
 
-    #: True for a store file opened with ``create=False`` that does not exist: it reads as empty,
-    #: takes check-mode (``commit=False``) work, refuses to commit, and the file is not created
+    #: True for a store file opened with ``create=False`` that does not exist: it reads as empty and takes
+    #: any work in memory; a write transaction that would commit a change raises ``StoreAbsent`` instead
+    #: (nothing is written, the file is not created). Reads, check mode and work that fails never create it.
     absent = False
 
-    def _refuse_commit(self, write, commit):
-        if self.absent and write and commit:
-            raise StoreUnavailable('The store %s does not exist and was opened not to create it; nothing was '
-                                   'written.' % getattr(self, 'path', self.kind))
+    def _refuse_absent(self, write, commit, changed):
+        """At the end of a transaction on an absent store: ``StoreAbsent`` if it would commit a change."""
+        if self.absent and write and commit and changed:
+            raise StoreAbsent('The store %s does not exist and was opened not to create it; nothing was '
+                              'written.' % getattr(self, 'path', self.kind))
 
     # -- transactions ---------------------------------------------------
     @abc.abstractmethod

@@ -129,10 +129,13 @@ class JsonStore(Store):
     @contextlib.contextmanager
     def transaction(self, write=True, commit=True):
         if self.absent:     # reads as empty, keeps nothing, creates no file
-            self._refuse_commit(write, commit)
             self._state = _State({})
-            yield self
-            self._state = None
+            self._dirty = False
+            try:
+                yield self
+            finally:
+                self._state = None
+            self._refuse_absent(write, commit, self._dirty)
             return
         fd = self._lock(write)
         try:

@@ -52,6 +52,10 @@ class SqlStore(Store):
         """The ``IpamError`` for a driver error."""
         raise NotImplementedError  # pragma: no cover - every dialect defines it
 
+    def _wrote(self):
+        """Whether the open transaction changed anything (asked only of an ``absent`` store)."""
+        raise NotImplementedError  # pragma: no cover - only a dialect that can be absent defines it
+
     @contextlib.contextmanager
     def transaction(self, write=True, commit=True):
         self._begin(write, commit)
@@ -64,6 +68,12 @@ class SqlStore(Store):
             self._rollback()
             raise
         else:
+            if self.absent:
+                try:
+                    self._refuse_absent(write, commit, self._wrote())
+                except BaseException:
+                    self._rollback()
+                    raise
             try:
                 self._execute('COMMIT' if commit else 'ROLLBACK')
             except self.driver_errors as e:

@@ -95,11 +95,14 @@ class SqliteStore(SqlStore):
         return 'SQLite store %s' % self.path
 
     def _begin(self, write, commit):
-        self._refuse_commit(write, commit)
         try:
             self._conn.execute('BEGIN IMMEDIATE' if write else 'BEGIN')
         except sqlite3.Error as e:
             raise self._translate(e)
+        self._changes = self._conn.total_changes
+
+    def _wrote(self):
+        return self._conn.total_changes != self._changes
 
     def _rollback(self):
         """Roll back, unless SQLite already did (a full disk, an I/O error)."""

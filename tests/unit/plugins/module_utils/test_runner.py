@@ -13,7 +13,7 @@ import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, PoolExhausted
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, PoolExhausted, PoolNotFound
 from ansible_collections.netpool.ipam.plugins.module_utils._options import MODULES, STORE_OPTIONS, module_kwargs
 
 
@@ -159,15 +159,69 @@ def test_check_mode_and_reads_never_create_a_store_file(tmp_path, name):
 
 
 @pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
-def test_a_store_opened_not_to_create_refuses_to_commit(tmp_path, name):
+def test_a_store_opened_not_to_create_takes_no_change(tmp_path, name):
+    from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreAbsent
+    from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
     store = open_store(str(tmp_path / name), create=False)
     assert store.absent
-    with pytest.raises(Exception) as error:
+    with store.transaction():        # a write transaction that changes nothing is fine
+        assert store.list_pools() == []
+    with store.transaction(commit=False):
+        store.save_pool(Pool('default', 'web'))
+    with pytest.raises(StoreAbsent) as error:
         with store.transaction():
-            pass
+            store.save_pool(Pool('default', 'web'))
     assert error.value.code == 'store_unavailable'
+    with store.transaction(write=False):
+        assert store.list_pools() == []     # the refused change is gone
     assert os.listdir(str(tmp_path)) == []
+
+
+@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
+def test_a_failed_first_task_leaves_no_store_file(tmp_path, name):
+    """A failure changes nothing (SPEC §4.2): not even a new, empty store file."""
+    path = str(tmp_path / name)
+    with pytest.raises(PoolNotFound):
+        _runner.run('reservation', params('reservation', path, pool='nope', owner='h1'))
+    with pytest.raises(InvalidArgument):
+        _runner.run('pool', params('pool', path, name='web', cidr='10.0.0.0/33'))
+    assert _runner.run('reservation', params('reservation', path, owner='h1', state='absent'))['changed'] is False
+    assert os.listdir(str(tmp_path)) == []
+    # the first change creates the file, and is made once
+    created = _runner.run('pool', params('pool', path, name='web', cidr='10.0.0.0/29'))
+    assert created['changed'] and os.path.exists(path)
+    info = _runner.run('info', params('info', path, history=True))
+    assert [(h['action'], h['object']) for h in info['history']] == [('create', 'pool')]
+
+
+def test_a_process_closes_its_stores_when_it_exits(tmp_path):
+    """An Ansible worker is a forked process that never closes anything itself: its exit hook closes the
+    store, which folds SQLite's write-ahead log into the file (the .sqlite file alone holds the change)."""
+    import multiprocessing
+    import shutil
+    import sqlite3
+    path = str(tmp_path / 'ipam.sqlite')
+
+    def worker(owner):
+        _runner.run('reservation', params('reservation', path, pool='web', owner=owner))
+
+    _runner.run('pool', params('pool', path, name='web', cidr='10.0.0.0/24'))
+    _runner.close_all()          # what this (the controller's) process does at its exit
+    assert _runner._SERVICES == {}
+    context = multiprocessing.get_context('fork')
+    for owner in ('h1', 'h2'):
+        child = context.Process(target=worker, args=(owner,))
+        child.start()
+        child.join()
+        assert child.exitcode == 0
+    assert not os.path.exists(path + '-wal') or os.path.getsize(path + '-wal') == 0
+    copy = str(tmp_path / 'copy')
+    os.mkdir(copy)
+    shutil.copy(path, copy)      # the file alone, without -wal / -shm
+    conn = sqlite3.connect(os.path.join(copy, 'ipam.sqlite'))
+    assert sorted(r[0] for r in conn.execute('SELECT owner FROM reservation')) == ['h1', 'h2']
+    conn.close()
 
 
 def test_secrets_cover_every_form_of_password_and_raw_arguments():
