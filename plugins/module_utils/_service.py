@@ -472,29 +472,34 @@ class Service(object):
                             pass
                     new.subnets.append(self._subnet(spec, olds.get(cidr), force))
             if old is not None and new.to_data() == old.to_data():
-                return self._pool_result(False, old, new)
+                return self._pool_result(False, old, new, released=[])
             new.updated_at = now
             if new.parent is None:
                 self._check_overlap(new)
             children = self._children(new)
-            self._check_shrink(old, new, children, force)
+            released = self._check_shrink(old, new, children, force)
             self.store.save_pool(new)
             self._refresh_free(new, children)
             if new.parent is not None:
                 self._refresh_free(self.store.get_pool(namespace, new.parent))
             self._history('pool', 'create' if old is None else 'update', namespace, name,
                           old=old.to_data() if old else None, new=new.to_data())
-            return self._pool_result(True, old, new, children)
+            return self._pool_result(True, old, new, children, released)
 
-    def _pool_result(self, changed, old, new, children=None):
+    def _pool_result(self, changed, old, new, children=None, released=None):
+        """A pool or range task's result; a pool task's also lists the reservations it ``released``."""
         before = old.to_data() if old is not None else {}
-        return {'changed': changed, 'pool': self._pool_dict(new, children),
-                'diff': {'before': before, 'after': new.to_data()}}
+        result = {'changed': changed, 'pool': self._pool_dict(new, children),
+                  'diff': {'before': before, 'after': new.to_data()}}
+        if released is not None:
+            result['released'] = released
+        return result
 
     def _check_shrink(self, old, new, children, force):
-        """pool_in_use if the new subnets leave reservations (or child pools) outside; force releases them."""
+        """pool_in_use if the new subnets leave reservations (or child pools) outside; force releases them
+        and returns them (as reservation dicts)."""
         if old is None:
-            return
+            return []
         for child in children:
             for cs in child.subnets:
                 if not any(s.version == cs.version and s.first <= cs.first and cs.last <= s.last for s in new.subnets):
@@ -507,8 +512,10 @@ class Service(object):
                             "Release them first, or set force: true to release them."
                             % (new.name, len(outside), ', '.join(r.address_str for r in outside[:20])),
                             addresses=[r.address_str for r in outside])
+        released = [self._reservation_dict(r, old) for r in outside]
         for r in outside:
             self._release(r, None)      # outside every subnet: nothing to give back
+        return released
 
     def _carve(self, old, new, parent_name, prefix_length):
         """Give ``new`` the first free aligned /prefix_length of its parent (SPEC §3.6)."""
@@ -547,8 +554,9 @@ class Service(object):
                             % (parent_name, prefix_length, new.name))
 
     def _delete_pool(self, pool, force):
+        """Delete the pool (and, with force, its child pools and every reservation of both)."""
         if pool is None:
-            return {'changed': False, 'pool': {}, 'diff': {'before': {}, 'after': {}}}
+            return {'changed': False, 'pool': {}, 'released': [], 'diff': {'before': {}, 'after': {}}}
         children = self._children(pool)
         reservations = self.store.find_reservations(pool.namespace, pool.name)
         if (children or reservations) and not force:
@@ -557,8 +565,10 @@ class Service(object):
                             % (pool.name, len(reservations), len(children),
                                (' (%s)' % ', '.join(c.name for c in children)) if children else ''),
                             addresses=[r.address_str for r in reservations], pools=[c.name for c in children])
+        released = []
         for child in children:
-            self._delete_pool(child, force)
+            released += self._delete_pool(child, force)['released']
+        released += [self._reservation_dict(r, pool) for r in reservations]
         for r in reservations:
             self._release(r, None)      # the pool goes: nothing to give back
         self.store.delete_pool(pool.namespace, pool.name)
@@ -567,7 +577,7 @@ class Service(object):
             parent = self.store.get_pool(pool.namespace, pool.parent)
             if parent is not None:
                 self._refresh_free(parent)
-        return {'changed': True, 'pool': {}, 'diff': {'before': pool.to_data(), 'after': {}}}
+        return {'changed': True, 'pool': {}, 'released': released, 'diff': {'before': pool.to_data(), 'after': {}}}
 
     # -- ranges (SPEC §3.4) -----------------------------------------------
     def range(self, pool, ranges, namespace='default', kind='allocatable', state='present', force=False,

@@ -312,6 +312,31 @@ pool:
       description: When the pool last changed (ISO 8601, UTC).
       type: str
       sample: '2026-01-31T12:00:00Z'
+released:
+  description:
+    - The reservations that O(force=true) released (in check mode, would release) because the change left them
+      outside every subnet, or because the pool (with its child pools) was deleted; each with the fields of
+      RV(netpool.ipam.reservation#module:reservation). Empty when none was released.
+  returned: success
+  type: list
+  elements: dict
+  sample:
+    - namespace: default
+      pool: web
+      owner: web3
+      key: default
+      address: 10.0.1.13
+      prefix_length: 24
+      cidr: 10.0.1.13/24
+      netmask: 255.255.255.0
+      network: 10.0.1.0/24
+      gateway: 10.0.1.1
+      dns: []
+      static: false
+      metadata: {}
+      created_at: '2026-01-31T12:00:00Z'
+      updated_at: '2026-01-31T12:00:00Z'
+      expires_at: null
 diff:
   description:
     - The pool before and after the change, without the counters. C({}) stands for a pool that does not exist.

@@ -145,7 +145,11 @@ class PoolTests(Base):
         svc.reserve('web', 'h1')
         error = self.fails(svc, 'pool_in_use', svc.pool, 'web', state='absent')
         assert error.details['addresses'] == ['10.0.0.10']
-        assert svc.pool('web', state='absent', force=True)['changed'] is True
+        predicted = svc.pool('web', state='absent', force=True, check=True)
+        assert [(r['owner'], r['address']) for r in predicted['released']] == [('h1', '10.0.0.10')]
+        deleted = svc.pool('web', state='absent', force=True)
+        assert deleted['changed'] is True and deleted['released'] == predicted['released']
+        assert deleted['released'][0]['network'] == '10.0.0.0/24'
         assert svc.info()['pools'] == []
         assert svc.info()['reservations'] == []
         assert [e['action'] for e in svc.info(history=True)['history']][-2:] == ['release', 'delete']
@@ -158,6 +162,8 @@ class PoolTests(Base):
         assert error.details['addresses'] == ['10.3.0.9']
         result = svc.pool('p', subnets=[{'cidr': '10.2.0.0/24'}], force=True)
         assert result['changed'] is True
+        assert [(r['owner'], r['address'], r['network']) for r in result['released']] == [('h1', '10.3.0.9', '10.3.0.0/24')]
+        assert svc.pool('p', subnets=[{'cidr': '10.2.0.0/24'}])['released'] == []
         assert svc.info()['reservations'] == []
         release = svc.info(history=True)['history'][-2]
         assert (release['action'], release['address']) == ('release', '10.3.0.9')
@@ -545,7 +551,9 @@ class ChildPoolTests(Base):
         error = self.fails(svc, 'pool_in_use', svc.pool, 'site', state='absent')
         assert error.details['pools'] == ['kid']
         self.fails(svc, 'pool_not_found', svc.pool, 'orphan', parent='nope', prefix_length=24)
-        svc.pool('site', state='absent', force=True)
+        svc.reserve('site', 'h2')
+        released = svc.pool('site', state='absent', force=True)['released']
+        assert sorted((r['pool'], r['owner']) for r in released) == [('kid', 'h1'), ('site', 'h2')]
         assert svc.info()['pools'] == [] and svc.info()['reservations'] == []
 
 
