@@ -19,7 +19,8 @@ description:
     the namespace (no O(pool) either); or, with O(keep_owners), every reservation of the pool whose owner is not
     in the list (the sweep for hosts that left the inventory).
   - In check mode a dynamic reservation reports the address it would take, marked C(predicted=true); nothing
-    is held until a real run.
+    is held until a real run. Since nothing is held, several new hosts of one check-mode play are each
+    predicted the same next free address; a real run gives each its own.
   - Runs on the controller (see the notes); a play against the hosts themselves reserves for each of them
     without C(delegate_to).
 author:
