@@ -21,7 +21,13 @@ extends_documentation_fragment:
   - netpool.ipam.store.plugin
 options:
   _terms:
-    description: The names of the pools.
+    description:
+      - The names of the pools, each a non-empty string.
+      - A term that is a list of names is flattened (one level), so
+        V(query('netpool.ipam.address', pools, owner=inventory_hostname)) with O(_terms) a list variable
+        gives one item per pool, like V(query('netpool.ipam.address', 'web', 'storage', ...)). An empty list
+        gives no item.
+      - A dict, a list inside a list, a number or an empty string fails with C(error invalid_argument).
     type: list
     elements: str
     required: true
@@ -50,6 +56,9 @@ options:
     choices: [address, cidr, dict]
     default: address
 notes:
+  - A keyword that is not one of the options above (a typo such as V(alocate=true)), a list or dict given
+    for a string option, a value that is not a boolean for O(allocate) or O(validate_certs), or a value that
+    is not one of the choices fails with C(error invalid_argument).
   - A failure raises an error whose message ends with C(error CODE) in parentheses, CODE being one of the stable codes of
     M(netpool.ipam.reservation) (for example C(pool_not_found), C(pool_exhausted), C(store_busy)), or C(not_reserved) for a missing
     reservation without O(allocate=true).
@@ -74,6 +83,12 @@ EXAMPLES = r"""
 # compose:
 #   ansible_host: lookup('netpool.ipam.address', 'web', owner=inventory_hostname, allocate=true)
 
+- name: One address per pool of a list (a term that is a list of pool names is flattened)
+  ansible.builtin.debug:
+    msg: "{{ query('netpool.ipam.address', host_pools, owner=inventory_hostname) }}"
+  vars:
+    host_pools: [web, storage]
+
 - name: The gateway of the storage NIC
   ansible.builtin.set_fact:
     storage_gateway: "{{ lookup('netpool.ipam.address', 'storage', owner=inventory_hostname, key='eth1',
@@ -92,9 +107,12 @@ _raw:
 import os
 
 from ansible.errors import AnsibleError
+from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.lookup import LookupBase
 
-from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_ENV, STORE_TOKEN_ENV
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._options import (
+    LOOKUP_OPTIONS, STORE_ENV, STORE_TOKEN_ENV, option_errors)
 from ansible_collections.netpool.ipam.plugins.plugin_utils._adapter import LookupIpamError, lookup_call
 
 STORE_OPTIONS = ('store', 'store_token', 'validate_certs', 'timeout', 'namespace')
@@ -104,6 +122,49 @@ OPTIONS = STORE_OPTIONS + ('allocate', 'format')
 #: key): Ansible's option resolution would otherwise cost more than the look-up itself. Per process.
 _RESOLVED = {}
 _PER_HOST = ('owner', 'key')
+_BOOLEANS = ('allocate', 'validate_certs')
+
+
+def _invalid(msg):
+    return LookupIpamError('lookup netpool.ipam.address: %s' % msg, 'invalid_argument')
+
+
+def _check(direct):
+    """Refuse what Ansible's plugin options would take silently: unknown keywords, a list or dict for a string,
+    anything but a boolean for a boolean (Ansible reads V(maybe) or a list as false)."""
+    unknown = sorted(set(direct) - set(LOOKUP_OPTIONS))
+    if unknown:
+        raise _invalid('unknown keyword(s) %s. Valid keywords: %s.'
+                       % (', '.join(unknown), ', '.join(sorted(LOOKUP_OPTIONS))))
+    errors = option_errors(LOOKUP_OPTIONS, direct)
+    for name in _BOOLEANS:
+        try:
+            if direct.get(name) is not None:
+                boolean(direct[name], strict=True)
+        except TypeError:
+            errors.append("argument '%s' must be a boolean (true or false)." % name)
+    if errors:
+        raise _invalid('; '.join(errors))
+
+
+def _pools(terms):
+    """The pool names: the terms, a term that is a list giving its items (flattened one level)."""
+    pools = []
+    for term in terms:
+        for pool in term if isinstance(term, (list, tuple)) else (term,):
+            if not isinstance(pool, str) or not pool.strip():
+                if isinstance(pool, dict):
+                    what = 'a dict'
+                elif isinstance(pool, (list, tuple)):
+                    what = 'a list inside a list (only one level is flattened)'
+                elif isinstance(pool, str):
+                    what = 'an empty string'
+                else:
+                    what = '%r (%s)' % (pool, type(pool).__name__)
+                raise _invalid('each term must be the name of a pool (a non-empty string) or a list of names, '
+                               'got %s.' % what)
+            pools.append(pool)
+    return pools
 
 
 def _missing(pool, owner, key, namespace):
@@ -125,8 +186,12 @@ class LookupModule(LookupBase):
             cache_key = resolved = None
         if resolved is None:
             # owner and key are checked by run() itself, the same way whether or not this is cached
-            self.set_options(var_options=variables,
-                             direct=dict((k, v) for k, v in kwargs.items() if k not in _PER_HOST))
+            direct = dict((k, v) for k, v in kwargs.items() if k not in _PER_HOST)
+            _check(direct)    # raises: nothing is cached for arguments that are refused
+            try:
+                self.set_options(var_options=variables, direct=direct)
+            except AnsibleError as e:    # a value Ansible refuses (format='yaml', timeout='soon')
+                raise _invalid(_runner.scrub(str(e.message), _runner.secrets(direct)))
             resolved = dict((name, self.get_option(name)) for name in OPTIONS)
             if cache_key is not None:
                 _RESOLVED[cache_key] = resolved
@@ -137,9 +202,10 @@ class LookupModule(LookupBase):
         params = dict((name, options[name]) for name in STORE_OPTIONS)
         owner, key, namespace = kwargs.get('owner'), kwargs.get('key', 'default'), params['namespace']
         allocate, form = options['allocate'], options['format']
-        if not owner or not isinstance(owner, str) or not isinstance(key, str):
-            raise AnsibleError('lookup netpool.ipam.address needs owner=... (a string, for example '
-                               'owner=inventory_hostname) and, if given, key=... as a string (error invalid_argument)')
+        if not isinstance(owner, str) or not isinstance(key, str) or not owner.strip() or not key.strip():
+            raise LookupIpamError('lookup netpool.ipam.address needs owner=... (a non-empty string, for example '
+                                  'owner=inventory_hostname) and, if given, key=... as a non-empty string',
+                                  'invalid_argument')
 
         def one(pool):
             def call(service):
@@ -154,4 +220,4 @@ class LookupModule(LookupBase):
                 return reservation
             return reservation['address' if form == 'address' else 'cidr']
 
-        return [one(pool) for pool in terms]
+        return [one(pool) for pool in _pools(terms)]

@@ -16,12 +16,29 @@ plugin, tests): same options, same service, and ``IpamError`` turned into
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs
+from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs, option_errors
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 
 
 class IpamModule(AnsibleModule):
-    """``AnsibleModule`` whose every failure carries an ``error`` code (options: ``invalid_argument``)."""
+    """``AnsibleModule`` whose every failure carries an ``error`` code (options: ``invalid_argument``).
+
+    The raw options are also checked by ``_options.option_errors`` (a list or dict where a string is expected,
+    an empty name), which Ansible's own validation would let through as a string.
+    """
+
+    _option_errors = ()
+
+    def __init__(self, **kwargs):
+        super(IpamModule, self).__init__(**kwargs)
+        errors, self._option_errors = self._option_errors, ()
+        if errors:
+            self.fail_json(msg='; '.join(errors))
+
+    def _load_params(self):
+        """Ansible calls this before its own validation: the only time the options are seen as given."""
+        super(IpamModule, self)._load_params()
+        self._option_errors = option_errors(self.argument_spec, self.params)
 
     def _hide_secrets(self):
         """A password in the store URL is not a no_log option of its own: hide it like one (``invocation``)."""
@@ -32,6 +49,9 @@ class IpamModule(AnsibleModule):
         super(IpamModule, self).exit_json(**kwargs)
 
     def fail_json(self, msg, **kwargs):
+        if self._option_errors:     # Ansible's own validation failed too (in __init__): report both
+            msg = '; '.join(list(self._option_errors) + [msg])
+            self._option_errors = ()
         kwargs.setdefault('error', 'invalid_argument')
         self._hide_secrets()
         super(IpamModule, self).fail_json(msg, **kwargs)

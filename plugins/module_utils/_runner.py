@@ -170,9 +170,9 @@ def _reservation(service, p, check):
     if p.get('keep_owners') is not None:
         raise InvalidArgument('keep_owners sweeps with state: absent; it has no meaning with state: present.')
     return service.reserve(
-        p['pool'], p['owner'], key=p.get('key') or 'default', namespace=p['namespace'], address=p.get('address'),
-        family=p.get('family'), metadata=p.get('metadata'), ttl=p.get('ttl'), force=p['force'],
-        reassign=p['reassign'], check=check)
+        p['pool'], p['owner'], key='default' if p.get('key') is None else p['key'], namespace=p['namespace'],
+        address=p.get('address'), family=p.get('family'), metadata=p.get('metadata'), ttl=p.get('ttl'),
+        force=p['force'], reassign=p['reassign'], check=check)
 
 
 def _info(service, p, check):

@@ -28,7 +28,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs
+from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs, option_errors
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 
 # Ansible loads action and lookup plugins in the controller process and forks a worker per host and task:
@@ -48,10 +48,12 @@ def base_dir():
 
 def validate(name, args):
     """``(params, None)`` from task ``args`` validated against module ``name``'s spec, or ``(None, failure)``."""
-    validator = ArgumentSpecValidator(**module_kwargs(name))
-    validation = validator.validate(dict(args))
-    if validation.error_messages:
-        msg = 'netpool.ipam.%s: invalid options: %s' % (name, '; '.join(validation.error_messages))
+    kwargs = module_kwargs(name)
+    errors = option_errors(kwargs['argument_spec'], args)
+    validation = ArgumentSpecValidator(**kwargs).validate(dict(args))
+    errors.extend(validation.error_messages)
+    if errors:
+        msg = 'netpool.ipam.%s: invalid options: %s' % (name, '; '.join(errors))
         hidden = _runner.secrets(dict(args))
         return None, _runner.scrub({'failed': True, 'msg': msg, 'error': 'invalid_argument'}, hidden)
     return validation.validated_parameters, None

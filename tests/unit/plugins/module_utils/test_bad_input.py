@@ -42,6 +42,7 @@ from ansible_collections.netpool.ipam.plugins.doc_fragments.store import ModuleD
 from ansible_collections.netpool.ipam.plugins.lookup import address
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import ERRORS, IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._options import LOOKUP_OPTIONS
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.modules import (
@@ -394,6 +395,37 @@ TASK_CASES = [
     task('info-bad-address', 'info', {'address': 'bad'}, 'invalid_argument', "'bad'"),
     task('info-unknown-pool', 'info', {'pool': 'nope'}, 'pool_not_found', "'nope'"),
     task('info-map-not-bool', 'info', {'map': 'sometimes'}, 'invalid_argument', 'map'),
+    # a list or dict for a string option (or an element of a list of strings) is refused, not turned into its repr
+    task('reservation-owner-list', 'reservation', {'pool': 'web', 'owner': ['a', 'b']}, 'invalid_argument',
+         "'owner'", 'string', 'list'),
+    task('reservation-owner-dict', 'reservation', {'pool': 'web', 'owner': {'a': 1}}, 'invalid_argument',
+         "'owner'", 'string', 'dict'),
+    task('reservation-key-list', 'reservation', {'pool': 'web', 'owner': 'o', 'key': ['eth0']}, 'invalid_argument',
+         "'key'", 'string'),
+    task('reservation-pool-list', 'reservation', {'pool': ['web'], 'owner': 'o'}, 'invalid_argument', "'pool'", 'string'),
+    task('reservation-keep-owners-dict-element', 'reservation', {'pool': 'web', 'state': 'absent', 'keep_owners': [{'a': 1}]},
+         'invalid_argument', "'keep_owners'", 'list of strings', 'dict'),
+    task('reservation-keep-owners-list-element', 'reservation', {'pool': 'web', 'state': 'absent', 'keep_owners': [['h1']]},
+         'invalid_argument', "'keep_owners'", 'list of strings'),
+    task('pool-name-list', 'pool', {'name': ['x'], 'cidr': '10.6.0.0/24'}, 'invalid_argument', "'name'", 'string'),
+    task('pool-description-list', 'pool', {'name': 'p', 'cidr': S24, 'description': ['a']}, 'invalid_argument',
+         "'description'", 'string'),
+    task('pool-subnet-cidr-list', 'pool', {'name': 'p', 'subnets': [{'cidr': [S24]}]}, 'invalid_argument',
+         "'cidr'", 'subnets[0]', 'string'),
+    task('pool-dns-dict-element', 'pool', {'name': 'p', 'cidr': S24, 'dns': [{'ip': '8.8.8.8'}]}, 'invalid_argument',
+         "'dns'", 'list of strings'),
+    task('range-alias-list-element', 'range', {'pool': 'web', 'ranges': [['10.0.0.30']]}, 'invalid_argument',
+         "'ranges'", 'list of strings'),
+    task('store-list', 'reservation', {'pool': 'web', 'owner': 'o', 'store': ['a.json']}, 'invalid_argument',
+         "'store'", 'string'),
+    task('store-token-list', 'info', {'store_token': ['pw-SECRET']}, 'invalid_argument', "'store_token'", 'string'),
+    task('info-namespace-list', 'info', {'namespace': ['a']}, 'invalid_argument', "'namespace'", 'string'),
+    task('info-owner-dict', 'info', {'owner': {'a': 1}}, 'invalid_argument', "'owner'", 'dict'),
+    # an empty string is not "unset" (store is the one exception: "" is the default store)
+    task('reservation-key-empty', 'reservation', {'pool': 'web', 'owner': 'o', 'key': ''}, 'invalid_argument',
+         "'key'", 'empty'),
+    task('info-key-empty', 'info', {'key': ''}, 'invalid_argument', "'key'", 'empty'),
+    task('info-owner-empty', 'info', {'owner': ''}, 'invalid_argument', "'owner'", 'empty'),
 ]
 
 ACTIONS = {'pool': pool_action, 'range': range_action, 'reservation': reservation_action, 'info': info_action}
@@ -419,25 +451,48 @@ def _with_store(args, spec):
 
 
 @pytest.mark.parametrize('module, args, code, words', TASK_CASES)
-def test_action_plugin(seeded, module, args, code, words):
+def test_action_plugin(seeded, module, args, code, words, tmp_path, monkeypatch):
     spec, svc = seeded
+    monkeypatch.chdir(tmp_path)     # a relative store would be here: nothing may be created
     before = snapshot(svc.store, spec)
     result = run_action(module, _with_store(args, spec))
     assert result.get('failed') is True, result
     assert result['error'] == code, result
     _clear(result['msg'], words)
+    assert 'SECRET' not in json.dumps(result)
     assert 'exception' not in result or code == 'unsupported'
     assert snapshot(svc.store, spec) == before
+    assert not os.listdir(str(tmp_path))
 
 
 @pytest.mark.parametrize('module, args, code, words', TASK_CASES)
-def test_module_file(seeded, module, args, code, words, capsys):
+def test_module_file(seeded, module, args, code, words, capsys, tmp_path, monkeypatch):
     spec, svc = seeded
+    monkeypatch.chdir(tmp_path)
     before = snapshot(svc.store, spec)
     result = run_module(module, _with_store(args, spec), capsys)
     assert result.get('failed') is True, result
     assert result['error'] == code, result
     _clear(result['msg'], words)
+    assert 'SECRET' not in json.dumps(result)
+    assert snapshot(svc.store, spec) == before
+    assert not os.listdir(str(tmp_path))
+
+
+@pytest.mark.parametrize('run', ['action', 'module'])
+def test_numbers_for_strings_are_still_converted(seeded, run, capsys):
+    """Only lists and dicts are refused for a string option: owner: 42 and key: 1 mean '42' and '1', as in Ansible."""
+    spec, svc = seeded
+    before = snapshot(svc.store, spec)
+    args = {'pool': 'web', 'owner': 42, 'key': 1, 'store': spec, '_ansible_check_mode': True}
+    if run == 'action':
+        args.pop('_ansible_check_mode')
+        result = action(ACTIONS['reservation'].ActionModule, args, check=True).run(task_vars={})
+    else:
+        result = run_module('reservation', args, capsys)
+    assert not result.get('failed'), result
+    assert result['changed'] is True
+    assert (result['reservation']['owner'], result['reservation']['key']) == ('42', '1')
     assert snapshot(svc.store, spec) == before
 
 
@@ -460,6 +515,32 @@ LOOKUP_CASES = [
     lookup_case('second-term-unknown', ['web', 'nope'], {'owner': 'h1'}, 'pool_not_found', "'nope'"),
     lookup_case('exhausted-allocate', ['tiny'], {'owner': 't3', 'allocate': True}, 'pool_exhausted', "'tiny'"),
     lookup_case('store-unknown-scheme', ['web'], {'owner': 'h1', 'store': 'ftp://example.org/x'}, 'invalid_argument', 'ftp://'),
+    # terms: pool names, a list of them flattened one level, nothing else
+    lookup_case('term-dict', [{'web': 1}], {'owner': 'h1'}, 'invalid_argument', 'term', 'dict'),
+    lookup_case('term-dict-in-list', [['web', {'v6': 1}]], {'owner': 'h1'}, 'invalid_argument', 'term', 'dict'),
+    lookup_case('term-nested-list', [[['web']]], {'owner': 'h1'}, 'invalid_argument', 'term', 'list inside a list'),
+    lookup_case('term-empty', [''], {'owner': 'h1'}, 'invalid_argument', 'term', 'empty string'),
+    lookup_case('term-none', [None], {'owner': 'h1'}, 'invalid_argument', 'term', 'None'),
+    lookup_case('term-int', [5], {'owner': 'h1'}, 'invalid_argument', 'term', 'int'),
+    lookup_case('term-bad-after-good-allocate', ['web', ''], {'owner': 'new', 'allocate': True}, 'invalid_argument',
+                'term'),
+    # keywords
+    lookup_case('unknown-keyword', ['web'], {'owner': 'h1', 'bogus': 1}, 'invalid_argument', 'bogus', 'allocate',
+                'namespace', 'store'),
+    lookup_case('unknown-keyword-typo', ['web'], {'owner': 'new', 'alocate': True}, 'invalid_argument', 'alocate'),
+    lookup_case('format-yaml', ['web'], {'owner': 'h1', 'format': 'yaml'}, 'invalid_argument', 'yaml', 'format'),
+    lookup_case('timeout-not-int', ['web'], {'owner': 'h1', 'timeout': 'soon'}, 'invalid_argument', 'timeout', 'soon'),
+    lookup_case('allocate-not-bool', ['web'], {'owner': 'new', 'allocate': 'maybe'}, 'invalid_argument', 'allocate',
+                'boolean'),
+    lookup_case('validate-certs-list', ['web'], {'owner': 'h1', 'validate_certs': [False]}, 'invalid_argument',
+                'validate_certs', 'boolean'),
+    lookup_case('namespace-list', ['web'], {'owner': 'h1', 'namespace': ['lab']}, 'invalid_argument', 'namespace',
+                'string'),
+    lookup_case('namespace-empty', ['web'], {'owner': 'h1', 'namespace': ''}, 'invalid_argument', 'namespace', 'empty'),
+    lookup_case('store-list', ['web'], {'owner': 'h1', 'store': ['postgresql://u:pw-SECRET@127.0.0.1:9/x']},
+                'invalid_argument', 'store', 'string'),
+    lookup_case('key-empty', ['web'], {'owner': 'h1', 'key': ''}, 'invalid_argument', 'key'),
+    lookup_case('owner-blank', ['web'], {'owner': '   '}, 'invalid_argument', 'owner'),
 ]
 
 
@@ -482,8 +563,31 @@ def test_lookup(seeded, terms, kwargs, code, words):
         run_lookup(terms, **kwargs)
     msg = str(info.value.message)
     assert msg.endswith('(error %s)' % code), msg
+    assert getattr(info.value, 'error', None) == code
     _clear(msg, words)
+    assert 'SECRET' not in msg
     assert snapshot(svc.store, spec) == before
+
+
+def test_lookup_flattens_a_list_term(seeded):
+    """query('netpool.ipam.address', pools, ...) with pools a list: one item per pool, as with one term per pool."""
+    spec, svc = seeded
+    before = snapshot(svc.store, spec)
+    one = run_lookup(['web'], owner='h1', store=spec)
+    assert run_lookup([['web', 'web']], owner='h1', store=spec) == one * 2
+    assert run_lookup([('web',), 'web'], owner='h1', store=spec) == one * 2
+    assert run_lookup([[]], owner='h1', store=spec) == []
+    assert snapshot(svc.store, spec) == before
+
+
+def test_lookup_keywords_are_its_documented_options():
+    """The keywords the lookup accepts (LOOKUP_OPTIONS) are exactly the options its documentation declares."""
+    options = yaml.safe_load(StoreFragment.PLUGIN)['options']
+    options.update(yaml.safe_load(address.DOCUMENTATION)['options'])
+    options.pop('_terms')
+    assert set(LOOKUP_OPTIONS) == set(options)
+    for name, spec in LOOKUP_OPTIONS.items():
+        assert spec['type'] == options[name]['type'], name
 
 
 def test_lookup_bad_format_is_refused(seeded):
@@ -515,6 +619,13 @@ PLAYBOOK_CASES = [
     ('netpool.ipam.reservation', {'pool': 'nope', 'owner': 'x'}, 'pool_not_found'),
     ('netpool.ipam.reservation', {'pool': 'web', 'owner': 'x', 'reassign': True}, 'invalid_argument'),
     ('netpool.ipam.info', {'address': 'nonsense'}, 'invalid_argument'),
+    ('netpool.ipam.reservation', {'pool': 'web', 'owner': ['a', 'b']}, 'invalid_argument'),
+    ('netpool.ipam.reservation', {'pool': 'web', 'owner': '{{ [inventory_hostname] }}'}, 'invalid_argument'),
+    ('netpool.ipam.reservation', {'pool': 'web', 'owner': 'x', 'store': ['a.json']}, 'invalid_argument'),
+    ('netpool.ipam.reservation', {'pool': 'web', 'state': 'absent', 'keep_owners': [{'a': 1}]}, 'invalid_argument'),
+    ('netpool.ipam.reservation', {'pool': 'web', 'owner': 'x', 'key': ''}, 'invalid_argument'),
+    ('netpool.ipam.pool', {'name': ['x'], 'cidr': '10.6.0.0/24'}, 'invalid_argument'),
+    ('netpool.ipam.info', {'namespace': ['a']}, 'invalid_argument'),
 ]
 
 
@@ -528,9 +639,12 @@ def test_playbook(tmp_path):
     store.close()
     tasks = [{'name': 'case %d' % i, module: args, 'ignore_errors': True, 'register': 'case%d' % i}
              for i, (module, args, _code) in enumerate(PLAYBOOK_CASES)]
+    # a list of pools as one term (Ansible passes it as a lazy list) is flattened
+    tasks.append({'name': 'lookup of a list', 'ansible.builtin.set_fact': {
+        'listed': "{{ query('netpool.ipam.address', ['web', 'web'], owner='h1') }}"}})
     tasks.append({'name': 'lookup case', 'ignore_errors': True, 'register': 'lookup_case', 'ansible.builtin.set_fact': {
         'x': "{{ lookup('netpool.ipam.address', 'nope', owner=inventory_hostname) }}"}})
-    names = ['case%d' % i for i in range(len(PLAYBOOK_CASES))] + ['lookup_case']
+    names = ['case%d' % i for i in range(len(PLAYBOOK_CASES))] + ['listed', 'lookup_case']
     tasks.append({'name': 'write the results down', 'ansible.builtin.copy': {
         'content': '{{ [%s] | to_json }}' % ', '.join(names), 'dest': str(tmp_path / 'results.json'), 'mode': '0600'}})
     play = [{'hosts': 'all', 'gather_facts': False, 'tasks': tasks,
@@ -544,7 +658,8 @@ def test_playbook(tmp_path):
                           env=ansible_env(), capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     results = json.loads((tmp_path / 'results.json').read_text())
-    assert len(results) == len(PLAYBOOK_CASES) + 1
+    assert len(results) == len(PLAYBOOK_CASES) + 2
+    assert results[-2] == ['10.0.0.10', '10.0.0.10'], results[-2]
     for (module, args, code), result in zip(PLAYBOOK_CASES, results):
         assert result.get('failed') is True, (module, args, result)
         assert result.get('error') == code, (module, args, result)
@@ -556,3 +671,4 @@ def test_playbook(tmp_path):
     assert snapshot(store, spec) == before
     store.close()
     assert os.path.exists(spec)
+    assert not [name for name in os.listdir(str(tmp_path)) if name.startswith('[')]    # store: [a.json] made no file
