@@ -143,6 +143,30 @@ class Service(object):
     def _children(self, pool):
         return [p for p in self.store.list_pools(pool.namespace) if p.parent == pool.name]
 
+    def _root(self, namespace, name):
+        """The top pool of ``name``'s family (``name`` itself without a parent, or if it does not exist)."""
+        seen = set()
+        pool = self.store.get_pool(namespace, name)
+        while pool is not None and pool.parent is not None and pool.name not in seen:
+            seen.add(pool.name)
+            name = pool.parent
+            pool = self.store.get_pool(namespace, name)
+        return name
+
+    def _lock_family(self, namespace, name):
+        """Keep other writers off the pool, its parent and its child pools until the transaction ends.
+
+        A forced address of a parent may be taken from its child's free space, a released one given back
+        to either, and an expired lease of one released for the other: a family shares one lock, its root
+        pool's. (Locking the pools one after another could deadlock two writers on a shared store.) A
+        family changes shape only under the namespace lock (``pool``), which waits for this one; if it
+        changed while this one waited, the new root is locked too."""
+        locked = None
+        root = self._root(namespace, name)
+        while root != locked:
+            self.store.lock_pool(namespace, root)
+            locked, root = root, self._root(namespace, name)
+
     @staticmethod
     def _carved(subnet, children):
         """The spans of ``subnet`` given to child pools."""
@@ -258,10 +282,15 @@ class Service(object):
                     return
 
     def _give(self, pool, version, n, children=None):
-        """Return a released address to the pool's dynamic allocation, if it is allocatable there."""
+        """Return a released address to the pool's dynamic allocation, if it is allocatable there (True).
+
+        An address that another reservation holds meanwhile (a forced address of the family, taken while
+        this one waited out its reuse delay) is not free: it is not given back, anywhere."""
         subnet = pool.subnet_of(version, n)
         if subnet is None or not iv.contains(self._allocatable(pool, subnet, children), n):
             return False
+        if self.store.holder(pool.namespace, version, n) is not None:
+            return True
         if self.store.free_at(pool.namespace, pool.name, version, n):
             return True
         first = last = n
@@ -545,8 +574,10 @@ class Service(object):
             if start is not None:
                 network = iv.parse_network('%s/%d' % (iv.to_str(subnet.version, start), prefix_length))
                 child = Subnet(network)
-                if subnet.gateway is not None and subnet.gateway in child:
-                    child.exclude = [(subnet.gateway, subnet.gateway)]   # the parent's router is never handed out
+                # what the parent never hands out dynamically, the child does not either: the parent's
+                # exclusions and its router, where they fall inside the child's prefix
+                never = subnet.exclude + ([(subnet.gateway, subnet.gateway)] if subnet.gateway is not None else [])
+                child.exclude = iv.intersect(never, [(child.first, child.last)])
                 new.subnets = [child]
                 new.parent = parent_name
                 return
@@ -592,7 +623,7 @@ class Service(object):
         if not specs:
             raise InvalidArgument('range needs at least one range spec such as 10.0.0.10-10.0.0.50.')
         with self.store.transaction(commit=not check):
-            self.store.lock_pool(namespace, pool)
+            self._lock_family(namespace, pool)
             old = self._pool(namespace, pool)
             new = old.copy()
             for spec in specs:
@@ -656,7 +687,7 @@ class Service(object):
             if reassign:    # two pools may change: take the namespace, not one pool after the other
                 self.store.lock_namespace(namespace)
             else:
-                self.store.lock_pool(namespace, pool)
+                self._lock_family(namespace, pool)
             p = self._pool(namespace, pool)
             self._expire(p)
             current = self.store.get_reservation(namespace, pool, owner, key)
@@ -717,9 +748,9 @@ class Service(object):
         if subnet is None:
             raise AddressOutOfPool("%s is not in any subnet of pool '%s' (%s)."
                                    % (text, pool.name, ', '.join(s.cidr for s in pool.subnets)))
+        # A holder in another pool is in this pool's family (pools of a namespace overlap only there), whose
+        # lock is held already (or the namespace's, with reassign).
         holder = self.store.holder(pool.namespace, version, n)
-        if holder is not None and holder.pool != pool.name:
-            self.store.lock_pool(holder.namespace, holder.pool)
         if holder is not None and holder.expires_at and holder.expires_at <= self._stamp():
             self._release(holder, self.store.get_pool(holder.namespace, holder.pool), 'expire')
             holder = None
@@ -737,7 +768,8 @@ class Service(object):
             self.store.delete_reservation(holder)
             self._history('reservation', 'reassign', holder.namespace, holder.pool, old=holder.to_data(),
                           new={'owner': owner, 'key': key, 'pool': pool.name}, reservation=holder)
-        self.store.remove_released(pool.namespace, pool.name, version, n)
+        for other in [pool] + self._others_holding(pool, version, n):
+            self.store.remove_released(pool.namespace, other.name, version, n)
         self._take_static(pool, version, n)
         if current is not None:
             self.store.delete_reservation(current)
@@ -776,7 +808,7 @@ class Service(object):
                 raise InvalidArgument('key needs pool: a key names a reservation within one pool.')
         with self.store.transaction(commit=not check):
             if pool is not None:
-                self.store.lock_pool(namespace, pool)
+                self._lock_family(namespace, pool)
             else:
                 # an owner's reservations across the namespace: keep every pool of it still meanwhile
                 self.store.lock_namespace(namespace)

@@ -517,6 +517,19 @@ class ChildPoolTests(Base):
         assert child['subnets'][0]['exclude'] == ['10.70.0.1-10.70.0.1']
         assert svc.reserve('kid', 'h1')['reservation']['address'] == '10.70.0.2'
 
+    def test_a_child_never_hands_out_the_parents_exclusions(self, svc):
+        svc.pool('site', subnets=[{'cidr': '10.71.0.0/24', 'gateway': '10.71.0.1',
+                                   'exclude': ['10.71.0.2-10.71.0.5', '10.71.0.40-10.71.0.200']}])
+        child = svc.pool('kid', parent='site', prefix_length=28)['pool']
+        assert child['subnets'][0]['cidr'] == '10.71.0.0/28'
+        assert child['subnets'][0]['exclude'] == ['10.71.0.1-10.71.0.5']   # only what lies in the child
+        assert svc.reserve('kid', 'h1')['reservation']['address'] == '10.71.0.6'
+        wide = svc.pool('wide', parent='site', prefix_length=26)['pool']
+        assert wide['subnets'][0]['cidr'] == '10.71.0.64/26'
+        assert wide['subnets'][0]['exclude'] == ['10.71.0.64-10.71.0.127']
+        self.fails(svc, 'pool_exhausted', svc.reserve, 'wide', 'h2')
+        self.fails(svc, 'address_excluded', svc.reserve, 'kid', 'h3', address='10.71.0.3')
+
     def test_ipv6_children_out_of_a_48(self, svc):
         svc.pool('v6', subnets=[{'cidr': '2001:db8:100::/48'}])
         assert svc.pool('n1', parent='v6', prefix_length=56)['pool']['subnets'][0]['cidr'] == '2001:db8:100::/56'
@@ -537,6 +550,21 @@ class ChildPoolTests(Base):
         kid = svc.info(pool='kid')['pools'][0]
         assert (kid['size'], kid['used'], kid['free']) == (11, 4, 7)
         assert svc.reserve('kid', 'h9')['reservation']['address'] == '10.80.0.5'
+
+    def test_an_address_forced_by_the_parent_during_the_childs_reuse_delay_stays_held(self, svc, clock):
+        svc.pool('site', subnets=[{'cidr': '10.81.0.0/24'}])
+        svc.pool('kid', parent='site', prefix_length=29, reuse_delay=600)
+        assert svc.reserve('kid', 'h1')['reservation']['address'] == '10.81.0.1'
+        svc.release(pool='kid', owner='h1')                     # 10.81.0.1 waits out the child's delay
+        svc.reserve('site', 'router', address='10.81.0.1', force=True)
+        clock.advance(601)                                      # the delay is over: still held by the parent
+        got = [svc.reserve('kid', 'h%d' % i)['reservation']['address'] for i in range(2, 7)]
+        assert got == ['10.81.0.2', '10.81.0.3', '10.81.0.4', '10.81.0.5', '10.81.0.6']
+        self.fails(svc, 'pool_exhausted', svc.reserve, 'kid', 'h9')
+        kid = svc.info(pool='kid')['pools'][0]
+        assert (kid['used'], kid['free']) == (5, 0)
+        svc.release(owner='router')                             # back to the child, which allocates it
+        assert svc.reserve('kid', 'h9')['reservation']['address'] == '10.81.0.1'
 
     def test_children_skip_addresses_resting_under_the_parents_reuse_delay(self, svc):
         svc.pool('site', reuse_delay=600, subnets=[{'cidr': '10.90.0.0/28'}])
@@ -632,7 +660,51 @@ class CountTests(Base):
         assert (dual['used'], dual['leased'], dual['expired']) == (8, 3, 2)
 
 
+def _family_worker(spec, worker, count, queue):
+    """Odd workers reserve in the child; even ones move a forced address of the parent around the child
+    (each move takes an address out of the child's free space and gives the old one back to it)."""
+    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service as S
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store as o
+    store = o(spec, timeout=120)
+    svc = S(store)
+    errors = []
+    for i in range(count):
+        try:
+            if worker % 2:
+                svc.reserve('kid', 'w%d-%d' % (worker, i))
+            else:
+                svc.reserve('site', 'forced-%d' % worker, address='10.61.0.%d' % (1 + (7 * worker + 5 * i) % 62),
+                            force=True)
+        except IpamError as e:
+            errors.append(e.code)
+    store.close()
+    queue.put(errors)
+
+
 class ConcurrencyTests(Base):
+
+    def test_a_parent_and_its_child_written_at_once_stay_consistent(self, svc, spec):
+        """A parent's forced addresses come out of (and go back to) its child's free space while others
+        reserve in the child: the family shares one lock, so no free address is ever held."""
+        svc.pool('site', subnets=[{'cidr': '10.61.0.0/24'}])
+        svc.pool('kid', parent='site', prefix_length=26)
+        ctx = multiprocessing.get_context('fork')
+        queue = ctx.Queue()
+        workers = [ctx.Process(target=_family_worker, args=(spec, w, 20, queue)) for w in range(4)]
+        for w in workers:
+            w.start()
+        errors = [e for _worker in workers for e in queue.get(timeout=600)]
+        for w in workers:
+            w.join()
+        assert set(errors) <= {'address_in_use', 'pool_exhausted'}, errors
+        store = svc.store
+        with store.transaction(write=False):
+            free = [n for _v, a, b in store.free_spans('default', 'kid') for n in range(a, b + 1)]
+            held = [n for n in range(int(IPAddress('10.61.0.1')), int(IPAddress('10.61.0.62')) + 1)
+                    if store.holder('default', 4, n) is not None]
+        assert set(free).isdisjoint(held)
+        assert len(free) + len(held) == 62
+
 
     def test_twenty_processes_fifty_reservations_each(self, svc, spec):
         svc.pool('big', subnets=[{'cidr': '10.60.0.0/22'}])
