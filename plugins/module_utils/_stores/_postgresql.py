@@ -84,9 +84,14 @@ def tls_mode(params, validate_certs, environ):
         return None     # said by the user, or by a pg_service.conf entry that we do not read
     if not validate_certs:
         return 'require'
-    hosts = (params.get('host') or params.get('hostaddr') or environ.get('PGHOST')
-             or environ.get('PGHOSTADDR') or '').split(',')
-    if all(_is_local(host) for host in hosts):
+    # Both the names (what a certificate is checked against) and the addresses (where the traffic goes,
+    # when hostaddr is given) must be this machine's; a parameter of the URL hides its environment variable.
+    hosts = []
+    for name, variable in (('host', 'PGHOST'), ('hostaddr', 'PGHOSTADDR')):
+        value = params.get(name) or environ.get(variable)
+        if value:
+            hosts += value.split(',')
+    if all(_is_local(host) for host in hosts):      # no host at all: the local Unix socket
         return None
     return 'verify-full'
 
