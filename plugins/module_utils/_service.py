@@ -346,10 +346,12 @@ class Service(object):
 
     def _pick_random(self, pool, subnet):
         """Uniform over the subnet's free addresses without listing them while the subnet is sparse:
-        draw from its ranges until a draw is free; once draws keep missing, pick among the free spans."""
-        total = iv.count(subnet.ranges)
+        draw from what it may hand out (its ranges less exclusions, gateway and child pools) until a draw is
+        free; once draws keep missing (a nearly full subnet), pick among the free spans."""
+        allocatable = self._allocatable(pool, subnet)
+        total = iv.count(allocatable)
         for _try in range(RANDOM_TRIES if total else 0):
-            n = iv.nth(subnet.ranges, self.rng.randrange(total))
+            n = iv.nth(allocatable, self.rng.randrange(total))
             if self.store.free_at(pool.namespace, pool.name, subnet.version, n):
                 return n
         spans = [(a, b) for _v, a, b in

@@ -268,6 +268,20 @@ class ReserveTests(Base):
         assert sorted(got, key=lambda a: int(a.split('.')[-1])) == ['10.7.0.%d' % i for i in range(1, 15)]
         self.fails(svc, 'pool_exhausted', svc.reserve, 'r', 'h99')
 
+    def test_random_strategy_draws_only_what_the_pool_hands_out(self, svc, monkeypatch):
+        """A parent carved into children (or with wide exclusions) is drawn from what is left of it: draws
+        land, and the free spans are never listed (they would be, after 32 draws that all missed)."""
+        svc.pool('r', strategy='random', subnets=[{'cidr': '10.9.0.0/20', 'exclude': ['10.9.15.0-10.9.15.127']}])
+        for i in range(14):
+            svc.pool('kid%d' % i, parent='r', prefix_length=24)
+        listed = []
+        real = svc.store.free_spans
+        monkeypatch.setattr(svc.store, 'free_spans', lambda *a, **k: listed.append(a) or real(*a, **k))
+        got = [svc.reserve('r', 'h%d' % i)['reservation']['address'] for i in range(40)]
+        assert len(set(got)) == 40 and all(a.startswith('10.9.14.') or a.startswith('10.9.15.') for a in got)
+        assert not [a for a in got if a.startswith('10.9.15.') and int(a.split('.')[-1]) < 128]
+        assert listed == []
+
     def test_random_strategy_in_an_ipv6_64(self, svc):
         svc.pool('r6', strategy='random', subnets=[{'cidr': '2001:db8:2::/64'}])
         got = set(svc.reserve('r6', 'h%d' % i)['reservation']['address'] for i in range(100))
