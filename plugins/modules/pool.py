@@ -252,7 +252,9 @@ pool:
           type: int
           sample: 178
         utilization:
-          description: The percentage of O(subnets[].ranges) not free.
+          description:
+            - The percentage of the subnet's allocatable addresses (its ranges less exclusions, the gateway and
+              child pools) that are not free, 100 * (size - free) / size.
           type: float
           sample: 6.32
     parent:
@@ -293,7 +295,9 @@ pool:
       type: int
       sample: 178
     utilization:
-      description: The percentage of allocatable addresses not free.
+      description:
+        - The percentage of the pool's allocatable addresses (ranges less exclusions, gateways and child pools)
+          that are not free, 100 * (size - free) / size.
       type: float
       sample: 6.32
     leased:

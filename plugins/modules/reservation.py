@@ -44,7 +44,8 @@ options:
       - Which address of the owner in the pool, when an owner holds several (V(eth0), V(eth1), V(vip)...).
       - With O(state=present), V(default) when not given.
       - With O(state=absent), when not given, every reservation of the owner (in O(pool), or in the whole
-        namespace when O(pool) is not given either) is released.
+        namespace when O(pool) is not given either) is released. Given with O(state=absent), it needs O(pool)
+        (a key names a reservation within one pool; without O(pool) the task fails with C(error=invalid_argument)).
     type: str
   address:
     description:
