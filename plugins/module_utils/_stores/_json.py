@@ -13,6 +13,10 @@ This is a private module: it may change at any time.
 - A change is written to a temporary file in the same directory, fsynced
   and renamed over the document (then the directory is fsynced): a reader or
   a crash sees the old document or the new one, never half of one.
+- A write the disk refuses (full, read-only, no permission) is ``store_unavailable``
+  and leaves the file as it was; the failed change is dropped from memory, so
+  the next transaction reads the file again (see ``_write`` for a failure after
+  the rename).
 - A transaction that changes nothing does not rewrite the file.
 - The whole document is read and written by each change: fine for a few
   thousand reservations, slow past that (see docs/performance.md).
@@ -37,6 +41,31 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import 
 
 #: schema version -> function(document) bringing it to the next version
 MIGRATIONS = {}
+
+#: what reading a hand-edited or damaged document as netpool.ipam data raises
+_DAMAGE = (KeyError, ValueError, TypeError, AttributeError)
+
+#: a directory fsync failing with these means the file system does not sync directories at all
+_NO_DIRECTORY_SYNC = (errno.EINVAL, errno.EOPNOTSUPP, getattr(errno, 'ENOTSUP', errno.EOPNOTSUPP))
+
+
+def _strerror(error):
+    return error.strerror or str(error)
+
+
+def _what_to_do(error, directory):
+    """What the user can do about ``error`` (an ``OSError`` writing into ``directory``)."""
+    code = error.errno
+    if code in (errno.ENOSPC, errno.EDQUOT):
+        return 'The disk (or the quota) of %s is full: free some space and retry.' % directory
+    if code == errno.EFBIG:
+        return 'The file size limit (ulimit -f) is too small for the store: raise it and retry.'
+    if code in (errno.EACCES, errno.EPERM):
+        return ('The user running Ansible on the controller needs write access to the directory %s (it writes a '
+                'temporary file there and renames it over the store): fix the permissions and retry.' % directory)
+    if code == errno.EROFS:
+        return 'The file system of %s is mounted read-only: remount it writable or point store elsewhere.' % directory
+    return 'Check the disk and the directory %s, and retry.' % directory
 
 
 class _State(object):
@@ -148,7 +177,11 @@ class JsonStore(Store):
                 raise
             if self._dirty:
                 if commit and write:
-                    self._write()
+                    try:
+                        self._write()
+                    except BaseException:
+                        self._forget()  # the next transaction reads the file again: a failed change is not kept
+                        raise
                 else:
                     self._state = None
         finally:
@@ -224,16 +257,29 @@ class JsonStore(Store):
             raise StoreVersion('The JSON store %s has schema version %d, newer than this netpool.ipam understands '
                                '(%d). Upgrade the netpool.ipam collection; the store was not touched.'
                                % (self.path, version, SCHEMA_VERSION))
-        while version < SCHEMA_VERSION:
-            document = MIGRATIONS[version](document)
-            version += 1
+        if version < 1 or any(v not in MIGRATIONS for v in range(version, SCHEMA_VERSION)):
+            raise StoreUnavailable('The JSON store %s has schema_version %d, which is not one this netpool.ipam '
+                                   'collection wrote (it writes %d). The file was edited or damaged: restore it from '
+                                   'version control or a backup; the store was not touched.'
+                                   % (self.path, version, SCHEMA_VERSION))
         try:
+            while version < SCHEMA_VERSION:
+                document = MIGRATIONS[version](document)
+                version += 1
             return _State(document)
-        except (KeyError, ValueError, TypeError, AttributeError) as e:
-            raise StoreUnavailable('The JSON store %s is not a valid netpool.ipam document (%s: %s). Restore it from '
-                                   'version control or a backup.' % (self.path, type(e).__name__, e))
+        except _DAMAGE as e:
+            raise self._damaged('', e)
+
+    def _damaged(self, what, error):
+        """The error for a document that cannot be read as netpool.ipam data (``what``: the entry, if known)."""
+        problem = ('the key %s is missing' % error if isinstance(error, KeyError)
+                   else '%s: %s' % (type(error).__name__, error))
+        return StoreUnavailable('The JSON store %s is not a valid netpool.ipam document (%s%s). Restore it from '
+                                'version control or a backup.' % (self.path, what, problem))
 
     def _write(self):
+        """Replace the document by the state in memory (see the module docstring); ``StoreUnavailable`` when
+        the disk refuses. ``transaction`` drops the state in memory when this raises."""
         text = self._state.document()
         directory = os.path.dirname(self.path)
         prefix = '.%s.' % os.path.basename(self.path)
@@ -243,27 +289,56 @@ class JsonStore(Store):
                 os.unlink(stale)
             except OSError:
                 pass
-        fd, tmp = tempfile.mkstemp(prefix=prefix, dir=directory)
+        tmp = None
         try:
+            fd, tmp = tempfile.mkstemp(prefix=prefix, dir=directory)
             with os.fdopen(fd, 'w') as f:
                 f.write(text)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.path)
         except OSError as e:
-            self._state = None
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise StoreUnavailable('Cannot write the JSON store %s: %s. The store was not changed.'
-                                   % (self.path, e.strerror))
-        dir_fd = os.open(directory, os.O_RDONLY)
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+            raise StoreUnavailable('Cannot write the JSON store %s: %s. The store was not changed. %s'
+                                   % (self.path, _strerror(e), _what_to_do(e, directory)))
+        # The document is replaced: from here on every reader sees the change, so no failure may say "not
+        # changed". A directory that cannot be synced leaves the rename possibly not durable (a power cut
+        # could undo it): that is reported as store_unavailable saying the change was written (running the
+        # task again is safe: it finds the change done), unless the file system does not sync directories at
+        # all (EINVAL, EOPNOTSUPP: SQLite ignores that too). Either way the state in memory is dropped (by
+        # ``transaction``, or here), so the next transaction reads the file again rather than trusting memory.
         try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-        self._pin(open(self.path))
+            dir_fd = os.open(directory, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+        except OSError as e:
+            if e.errno not in _NO_DIRECTORY_SYNC:
+                raise StoreUnavailable('The change was written to the JSON store %s, but syncing its directory %s '
+                                       'failed: %s. The change is in the file, but a crash or power cut of this '
+                                       'machine could undo it. Check the disk; running the task again is safe (it '
+                                       'finds the change done).' % (self.path, directory, _strerror(e)))
+        # Keep the new document open (``_pin``). Reopening it can only fail for reasons that do not touch what
+        # was written and synced (no file descriptor left, the file replaced by hand meanwhile): the change is
+        # done and durable, so this is success; the state in memory is dropped and the next transaction reads
+        # the file again (and reports whatever then stops it from reading it).
+        try:
+            self._pin(open(self.path))
+        except OSError:
+            self._forget()
+
+    def _forget(self):
+        """Drop the document in memory: the next transaction reads the file again."""
+        self._state = None
+        try:
+            self._pin(None)
+        except OSError:
+            self._pinned = self._stat = None
 
     def lock_pool(self, namespace, name):
         """The exclusive lock of the transaction already excludes every other writer."""
@@ -286,7 +361,10 @@ class JsonStore(Store):
         if ident not in state.pools:
             return None
         if ident not in state.parsed:
-            state.parsed[ident] = Pool.from_data(state.pools[ident])
+            try:
+                state.parsed[ident] = Pool.from_data(state.pools[ident])
+            except _DAMAGE as e:
+                raise self._damaged('pool %s/%s: ' % (namespace, name), e)
         return state.parsed[ident]
 
     def list_pools(self, namespace=None):
@@ -318,9 +396,12 @@ class JsonStore(Store):
     def _reservation(self, ident):
         data = self._state.reservations[ident]
         version, address = self._state.places[ident]
-        return Reservation(*ident, version=version, address=address, static=data['static'],
-                           metadata=data['metadata'], created_at=data['created_at'],
-                           updated_at=data['updated_at'], expires_at=data['expires_at'])
+        try:
+            return Reservation(*ident, version=version, address=address, static=data['static'],
+                               metadata=data['metadata'], created_at=data['created_at'],
+                               updated_at=data['updated_at'], expires_at=data['expires_at'])
+        except _DAMAGE as e:
+            raise self._damaged('reservation %s/%s owner %s key %s: ' % ident, e)
 
     def _matching(self, namespace, pool, owner, key, version, first, last, expires_before):
         """The identities of the reservations matching every filter given."""

@@ -206,3 +206,63 @@ def test_json_v1_is_migrated_on_first_use(tmp_path, monkeypatch):
     assert export_state(reopened)['reservations'] == export_state(open_store(path))['reservations']
     assert Service(reopened, clock=Clock(LATER)).reserve('web', 'web4')['changed'] is False
     reopened.close()
+
+
+# -- versions no release wrote --------------------------------------------------------------------------------
+
+def set_version(path, kind, value):
+    """Write ``value`` as the schema_version of the store at ``path`` (None: remove it)."""
+    if kind == 'sqlite':
+        conn = sqlite3.connect(path)
+        if value is None:
+            conn.execute("DELETE FROM meta WHERE name = 'schema_version'")
+        else:
+            conn.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(value),))
+        conn.commit()
+        conn.close()
+    else:
+        text = read(path).decode()
+        assert '"schema_version": 1' in text
+        with open(path, 'w') as f:
+            f.write(text.replace('"schema_version": 1', '"schema_version": %s' % value))
+
+
+def assert_refused_untouched(tmp_path, path, kind, *words):
+    before = read(path)
+    for attempt in range(2):
+        with pytest.raises(IpamError) as info:
+            svc = Service(open_store(path))
+            svc.reserve('web', 'newcomer')
+        error = info.value
+        assert error.code == 'store_unavailable', (type(error), error)
+        assert 'Traceback' not in error.msg and path in error.msg, error.msg
+        assert 'not touched' in error.msg and 'backup' in error.msg, error.msg
+        assert all(w in error.msg for w in words), error.msg
+    assert read(path) == before
+    extra = set(os.listdir(str(tmp_path))) - set(['ipam.' + kind])
+    assert extra <= set(['ipam.json.lock'])
+
+
+@pytest.mark.parametrize('version', [0, -1])
+@pytest.mark.parametrize('kind', FILE_KINDS)
+def test_a_version_below_1_is_refused_and_not_touched(tmp_path, kind, version):
+    """An edited schema_version (0, -1) is no version this collection wrote: store_unavailable, not a KeyError."""
+    path = fixture_copy(tmp_path, 1, kind)
+    set_version(path, kind, version)
+    assert_refused_untouched(tmp_path, path, kind, 'schema_version %d' % version, 'not one this netpool.ipam')
+
+
+@pytest.mark.parametrize('kind', FILE_KINDS)
+def test_a_version_with_no_migration_path_is_refused_and_not_touched(tmp_path, monkeypatch, kind):
+    path = fixture_copy(tmp_path, 1, kind)
+    pretend_version_2(monkeypatch)
+    monkeypatch.setattr(_sqlite, 'MIGRATIONS', {})
+    monkeypatch.setattr(_json, 'MIGRATIONS', {})
+    assert_refused_untouched(tmp_path, path, kind, 'schema_version 1', 'not one this netpool.ipam')
+
+
+@pytest.mark.parametrize('value', ['abc', '1.0', None])
+def test_a_sqlite_meta_table_without_an_integer_version_is_refused_and_not_touched(tmp_path, value):
+    path = fixture_copy(tmp_path, 1, 'sqlite')
+    set_version(path, 'sqlite', value)
+    assert_refused_untouched(tmp_path, path, 'sqlite', 'no integer schema_version')

@@ -719,7 +719,6 @@ class ConcurrencyTests(Base):
         assert set(free).isdisjoint(held)
         assert len(free) + len(held) == 62
 
-
     def test_twenty_processes_fifty_reservations_each(self, svc, spec):
         svc.pool('big', subnets=[{'cidr': '10.60.0.0/22'}])
         ctx = multiprocessing.get_context('fork')

@@ -2,17 +2,22 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
+import errno
 import fcntl
 import json
 import os
+import stat
 
 import pytest
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import StoreContract, file_mode
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import snapshot
 
 
 class TestJsonStore(StoreContract):
@@ -131,3 +136,142 @@ def test_a_replaced_document_of_the_same_size_and_time_is_read_again(svc, path):
     after = os.stat(path)
     assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
     assert svc.info(owner='h2')['reservations'][0]['metadata'] == {'mac': 'c'}
+
+
+# -- a write that fails ---------------------------------------------------------------------------------------
+
+def _fail_with(errno_, where):
+    """A function that raises OSError(``errno_``) in place of ``where``."""
+    def fail(*_args, **_kwargs):
+        raise OSError(errno_, '%s (injected in %s)' % (os.strerror(errno_), where))
+    return fail
+
+
+def _only_on_directories(real, errno_):
+    """``os.fsync`` failing with ``errno_`` for a directory only (the document and temporary files sync)."""
+    def fsync(fd):
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise OSError(errno_, os.strerror(errno_))
+        return real(fd)
+    return fsync
+
+
+@pytest.mark.parametrize('target, errno_, words', [
+    ('tempfile.mkstemp', errno.ENOSPC, ['no space left', 'free some space']),
+    ('tempfile.mkstemp', errno.EACCES, ['permission denied', 'write access']),
+    ('tempfile.mkstemp', errno.EROFS, ['read-only']),
+    ('os.fsync', errno.ENOSPC, ['no space left', 'free some space']),
+    ('os.fsync', errno.EIO, ['input/output error']),
+    ('os.replace', errno.EBUSY, ['busy']),
+], ids=lambda v: v if isinstance(v, str) else (errno.errorcode.get(v) if isinstance(v, int) else None))
+def test_a_failed_write_is_dropped_not_saved_by_the_next_one(svc, path, monkeypatch, target, errno_, words):
+    """The failed reservation is neither on disk, nor seen by a later read of this process, nor saved with the
+    next write; the error is store_unavailable saying what to do, and no temporary file is left."""
+    store = svc.store
+    before = snapshot(store, path)
+    with monkeypatch.context() as patch:
+        patch.setattr(target, _fail_with(errno_, target))
+        with pytest.raises(IpamError) as info:
+            svc.reserve('web', 'lost', metadata={'try': 1})
+    error = info.value
+    assert error.code == 'store_unavailable', (type(error), error)
+    assert 'Traceback' not in error.msg and path in error.msg and 'not changed' in error.msg, error.msg
+    assert all(w in error.msg.lower() for w in words), error.msg
+    assert snapshot(store, path) == before
+    assert svc.get('web', 'lost') is None                       # the same process does not see it
+    assert svc.reserve('web', 'next')['reservation']['address'] == '10.0.0.12'     # nor does the next write save it
+    assert 'lost' not in [r['owner'] for r in export_state(store)['reservations']]
+    assert 'lost' not in open(path).read()
+    assert sorted(os.listdir(os.path.dirname(path))) == ['ipam.json', 'ipam.json.lock']
+
+
+def test_a_failed_directory_sync_after_the_rename_says_the_change_was_written(svc, path, monkeypatch):
+    """The document was replaced before the directory sync failed: the change is in the file, and the error
+    says so (not "not changed", not a bug); the store re-reads the file for the next transaction."""
+    store = svc.store
+    with monkeypatch.context() as patch:
+        patch.setattr(os, 'fsync', _only_on_directories(os.fsync, errno.EIO))
+        with pytest.raises(IpamError) as info:
+            svc.reserve('web', 'h3')
+    error = info.value
+    assert error.code == 'store_unavailable', (type(error), error)
+    assert 'not changed' not in error.msg and 'was written' in error.msg and path in error.msg, error.msg
+    assert store._state is None                                 # the cache was dropped: the next read re-reads
+    assert 'h3' in open(path).read()
+    assert svc.get('web', 'h3')['address'] == '10.0.0.12'
+    assert svc.reserve('web', 'h3')['changed'] is False          # running the task again finds it done
+    assert sorted(os.listdir(os.path.dirname(path))) == ['ipam.json', 'ipam.json.lock']
+
+
+@pytest.mark.parametrize('errno_', [errno.EINVAL, errno.EOPNOTSUPP])
+def test_a_directory_that_cannot_be_synced_at_all_is_not_an_error(svc, path, monkeypatch, errno_):
+    """A file system that does not sync directories (EINVAL, EOPNOTSUPP) is not a failure: SQLite ignores it too."""
+    with monkeypatch.context() as patch:
+        patch.setattr(os, 'fsync', _only_on_directories(os.fsync, errno_))
+        assert svc.reserve('web', 'h3')['changed'] is True
+    assert svc.get('web', 'h3')['address'] == '10.0.0.12'
+
+
+def test_a_document_that_cannot_be_reopened_after_the_rename_is_written(svc, path, monkeypatch):
+    """The change is in place and synced when reopening the document (to pin it) fails: success, and the next
+    transaction reads the file again."""
+    store = svc.store
+    real_open, real_replace = open, os.replace
+    renamed = []
+
+    def replace(*args):
+        real_replace(*args)
+        renamed.append(args)
+
+    def no_reopen(name, *args, **kwargs):
+        if renamed and name == path:
+            raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+        return real_open(name, *args, **kwargs)
+    with monkeypatch.context() as patch:
+        patch.setattr(os, 'replace', replace)
+        patch.setattr(_json, 'open', no_reopen, raising=False)
+        assert svc.reserve('web', 'h3')['changed'] is True
+        assert renamed
+        assert store._state is None
+    assert 'h3' in open(path).read()
+    assert svc.get('web', 'h3')['address'] == '10.0.0.12'
+    assert svc.reserve('web', 'h4')['reservation']['address'] == '10.0.0.13'
+
+
+# -- a hand-edited document -----------------------------------------------------------------------------------
+
+POOL = {'namespace': 'default', 'name': 'web', 'subnets': [{'cidr': '10.0.0.0/24', 'ranges': ['10.0.0.10-10.0.0.20']}],
+        'free': ['10.0.0.10-10.0.0.20'], 'released': []}
+RESERVATION = {'namespace': 'default', 'pool': 'web', 'owner': 'h1', 'key': 'default', 'address': '10.0.0.10',
+               'static': False, 'metadata': {}, 'created_at': None, 'updated_at': None, 'expires_at': None}
+
+
+def _without(data, key):
+    data = dict(data)
+    del data[key]
+    return data
+
+
+@pytest.mark.parametrize('document, words', [
+    ({'schema_version': 1, 'pools': [_without(POOL, 'subnets')]}, ['pool default/web', "'subnets'"]),
+    ({'schema_version': 1, 'pools': [dict(POOL, subnets=[{'cidr': '10.0.0.0/24'}])]}, ['pool default/web', "'ranges'"]),
+    ({'schema_version': 1, 'pools': [dict(POOL, subnets=[{'cidr': '10.0.0.300/24', 'ranges': []}])]},
+     ['pool default/web', '10.0.0.300']),
+    ({'schema_version': 1, 'pools': [dict(POOL, free=['10.0.0.11-10.0.0.20'])],
+      'reservations': [_without(RESERVATION, 'static')]},
+     ['reservation', 'h1', "'static'"]),
+], ids=['pool-without-subnets', 'subnet-without-ranges', 'bad-cidr', 'reservation-without-static'])
+def test_a_hand_edited_entry_is_store_unavailable_naming_the_file(path, document, words):
+    """Pools (and reservation details) are parsed when first used: a damaged one fails there, as one the
+    whole document is checked for does, and the file is left byte for byte."""
+    content = json.dumps(document, indent=1)
+    with open(path, 'w') as f:
+        f.write(content)
+    for call in (lambda s: s.info(owner='h1'), lambda s: s.get('web', 'h1'), lambda s: s.reserve('web', 'h1')):
+        with pytest.raises(IpamError) as info:
+            call(Service(open_store(path)))
+        error = info.value
+        assert error.code == 'store_unavailable', (type(error), error)
+        assert 'Traceback' not in error.msg and path in error.msg and 'Restore' in error.msg, error.msg
+        assert all(w in error.msg for w in words), error.msg
+        assert open(path).read() == content
