@@ -112,11 +112,10 @@ from ansible.plugins.lookup import LookupBase
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._options import (
-    LOOKUP_OPTIONS, STORE_ENV, STORE_TOKEN_ENV, option_errors)
+    LOOKUP_OPTIONS, STORE_ENV, STORE_OPTIONS, STORE_TOKEN_ENV, option_errors)
 from ansible_collections.netpool.ipam.plugins.plugin_utils._adapter import LookupIpamError, lookup_call
 
-STORE_OPTIONS = ('store', 'store_token', 'validate_certs', 'timeout', 'namespace')
-OPTIONS = STORE_OPTIONS + ('allocate', 'format')
+OPTIONS = tuple(STORE_OPTIONS) + ('allocate', 'format')
 
 #: Resolved options by the arguments that are the same on every host of an inventory (all but owner and
 #: key): Ansible's option resolution would otherwise cost more than the look-up itself. Per process.

@@ -144,39 +144,9 @@ def contains(spans, x):
     return i > 0 and spans[i - 1][1] >= x
 
 
-def overlaps(spans, first, last):
-    """True if the inclusive span [first, last] meets any of the merged ``spans``."""
-    if first > last:
-        raise ValueError('span (%d, %d) is reversed: first is greater than last' % (first, last))
-    i = _upper(spans, last)
-    return i > 0 and spans[i - 1][1] >= first
-
-
 def count(spans):
     """Total number of distinct addresses covered by ``spans`` (merged first)."""
     return sum(last - first + 1 for first, last in merge(spans))
-
-
-def first_free(spans, lo=None, hi=None):
-    """Lowest address of the merged ``spans`` within [lo, hi], or None.
-
-    ``lo`` / ``hi`` of None mean unbounded.
-    """
-    if not spans:
-        return None
-    if lo is None:
-        candidate = spans[0][0]
-    else:
-        i = _upper(spans, lo)
-        if i > 0 and spans[i - 1][1] >= lo:
-            candidate = lo
-        elif i < len(spans):
-            candidate = spans[i][0]
-        else:
-            return None
-    if hi is not None and candidate > hi:
-        return None
-    return candidate
 
 
 def nth(spans, n):
@@ -195,43 +165,6 @@ def nth(spans, n):
             return first + rest
         rest -= size
     raise IndexError('address index %d out of range' % n)
-
-
-def take(spans, x):
-    """New list of the merged ``spans`` with address ``x`` removed (split).
-
-    If ``x`` is not in ``spans`` the result equals ``spans``.
-    """
-    out = [(s[0], s[1]) for s in spans]
-    i = _upper(out, x)
-    if i == 0 or out[i - 1][1] < x:
-        return out
-    first, last = out[i - 1]
-    pieces = []
-    if first < x:
-        pieces.append((first, x - 1))
-    if x < last:
-        pieces.append((x + 1, last))
-    out[i - 1:i] = pieces
-    return out
-
-
-def give(spans, x):
-    """New list of the merged ``spans`` with address ``x`` added (merged)."""
-    out = [(s[0], s[1]) for s in spans]
-    i = _upper(out, x)
-    if i > 0 and out[i - 1][1] >= x:
-        return out
-    first = last = x
-    start, stop = i, i
-    if i > 0 and out[i - 1][1] + 1 == x:
-        first = out[i - 1][0]
-        start = i - 1
-    if i < len(out) and out[i][0] == x + 1:
-        last = out[i][1]
-        stop = i + 1
-    out[start:stop] = [(first, last)]
-    return out
 
 
 def first_aligned_block(obstacles, lo, hi, size):
@@ -322,11 +255,6 @@ def format_span(version, first, last):
     return '%s-%s' % (to_str(version, first), to_str(version, last))
 
 
-def format_spans(version, spans):
-    """format_span() of every span of ``merge(spans)``, in order."""
-    return [format_span(version, first, last) for first, last in merge(spans)]
-
-
 def key(version, n):
     """Fixed-width sortable text key of an address: ``'4:%032x'`` / ``'6:%032x'``.
 
@@ -407,13 +335,6 @@ def parse_network(text, strict=True):
         raise ValueError("'%s' is not a network address: host bits are set; did you mean '%s/%d'?"
                          % (text, to_str(addr.version, net.first), prefix))
     return net
-
-
-def network_span(network):
-    """``(first, last)`` of a network (a ``netaddr.IPNetwork`` or CIDR text), all of it."""
-    if not (HAS_NETADDR and isinstance(network, netaddr.IPNetwork)):
-        network = parse_network(network)
-    return (network.first, network.last)
 
 
 def usable(network):

@@ -44,6 +44,14 @@ class Subnet(object):
     def __contains__(self, n):
         return self.first <= n <= self.last
 
+    def covers(self, version, first, last):
+        """True if the span [first, last] of IP ``version`` lies inside the subnet."""
+        return self.version == version and self.first <= first and last <= self.last
+
+    def overlaps(self, other):
+        """True if the two subnets share an address."""
+        return self.version == other.version and self.first <= other.last and other.first <= self.last
+
     def allocatable(self, carved=()):
         """Addresses dynamic allocation may hand out: ranges less exclusions, the gateway
         and ``carved`` spans (child pools)."""
@@ -87,8 +95,6 @@ class Subnet(object):
 
 class Pool(object):
     """A named set of subnets in a namespace."""
-
-    FIELDS = ('strategy', 'reuse_delay', 'description', 'metadata')
 
     def __init__(self, namespace, name, subnets=None, parent=None, strategy='first', reuse_delay=0,
                  description='', metadata=None, created_at=None, updated_at=None):

@@ -173,7 +173,7 @@ class Service(object):
         spans = []
         for child in children:
             for cs in child.subnets:
-                if cs.version == subnet.version and cs.first <= subnet.last and cs.last >= subnet.first:
+                if cs.overlaps(subnet):
                     spans.append((cs.first, cs.last))
         return iv.merge(spans)
 
@@ -309,13 +309,17 @@ class Service(object):
         self.store.add_free(pool.namespace, pool.name, [(version, first, last)])
         return True
 
+    def _free(self, pool, version, n, children=None):
+        """Free an address the pool held: give it back now, or once the pool's reuse delay is over."""
+        if pool.reuse_delay:
+            self.store.add_released(pool.namespace, pool.name, version, n, self._stamp(pool.reuse_delay))
+        else:
+            self._give_back(pool, version, n, children)
+
     def _release(self, r, pool, action='release', children=None):
         self.store.delete_reservation(r)
         if pool is not None:
-            if pool.reuse_delay:
-                self.store.add_released(r.namespace, r.pool, r.version, r.address, self._stamp(pool.reuse_delay))
-            else:
-                self._give_back(pool, r.version, r.address, children)
+            self._free(pool, r.version, r.address, children)
         self._history('reservation', action, r.namespace, r.pool, old=r.to_data(), reservation=r)
 
     def _expire(self, pool):
@@ -404,7 +408,7 @@ class Service(object):
                 version, first, last = iv.parse_range(spec)
             except (ValueError, TypeError) as e:
                 raise InvalidArgument('%s: %s' % (what, e))
-            if version != subnet.version or first < subnet.first or last > subnet.last:
+            if not subnet.covers(version, first, last):
                 raise InvalidArgument('The range %s in %s lies outside the subnet %s.' % (spec, what, subnet.cidr))
             spans.append((first, last))
         return spans
@@ -414,7 +418,7 @@ class Service(object):
         seen = []
         for subnet in pool.subnets:
             for other in seen:
-                if other.version == subnet.version and other.first <= subnet.last and subnet.first <= other.last:
+                if other.overlaps(subnet):
                     raise InvalidArgument('The subnets %s and %s of pool %s overlap; give each address once.'
                                           % (other.cidr, subnet.cidr, pool.name))
             seen.append(subnet)
@@ -435,7 +439,7 @@ class Service(object):
                 continue
             for subnet in pool.subnets:
                 for theirs in other.subnets:
-                    if theirs.version == subnet.version and theirs.first <= subnet.last and subnet.first <= theirs.last:
+                    if theirs.overlaps(subnet):
                         raise PoolOverlap("The subnet %s of pool '%s' overlaps %s of pool '%s' in namespace '%s'. "
                                           "Pools of one namespace may not overlap: choose another subnet or namespace."
                                           % (subnet.cidr, pool.name, theirs.cidr, other.name, pool.namespace),
@@ -533,7 +537,7 @@ class Service(object):
             return []
         for child in children:
             for cs in child.subnets:
-                if not any(s.version == cs.version and s.first <= cs.first and cs.last <= s.last for s in new.subnets):
+                if not any(s.covers(cs.version, cs.first, cs.last) for s in new.subnets):
                     raise PoolInUse("The child pool '%s' (%s) would lie outside pool '%s'. Remove the child pool first."
                                     % (child.name, cs.cidr, new.name), pools=[child.name])
         outside = [r for r in self.store.find_reservations(new.namespace, new.name)
@@ -633,8 +637,7 @@ class Service(object):
                     version, first, last = iv.parse_range(spec)
                 except (ValueError, TypeError) as e:
                     raise InvalidArgument('range: %s' % e)
-                subnet = next((s for s in new.subnets if s.version == version and s.first <= first
-                               and last <= s.last), None)
+                subnet = next((s for s in new.subnets if s.covers(version, first, last)), None)
                 if subnet is None:
                     raise AddressOutOfPool("The range %s is not inside one subnet of pool '%s' (%s)."
                                            % (spec, pool, ', '.join(s.cidr for s in new.subnets)))
@@ -775,11 +778,7 @@ class Service(object):
         self._take_static(pool, version, n)
         if current is not None:
             self.store.delete_reservation(current)
-            if pool.reuse_delay:
-                self.store.add_released(pool.namespace, pool.name, current.version, current.address,
-                                        self._stamp(pool.reuse_delay))
-            else:
-                self._give_back(pool, current.version, current.address, children)
+            self._free(pool, current.version, current.address, children)
             r = current.copy()
             r.version, r.address = version, n
         else:

@@ -1,0 +1,43 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Subnet span tests: what lies inside a subnet, and which subnets share addresses."""
+
+import pytest
+
+pytest.importorskip('netaddr')
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv  # noqa: E402
+from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet  # noqa: E402
+
+
+def subnet(cidr):
+    return Subnet(iv.parse_network(cidr))
+
+
+@pytest.mark.parametrize('a, b, expected', [
+    ('10.0.0.0/24', '10.0.0.0/24', True),
+    ('10.0.0.0/24', '10.0.0.128/25', True),
+    ('10.0.0.0/24', '10.0.0.255/32', True),
+    ('10.0.0.0/24', '10.0.1.0/24', False),
+    ('10.0.0.0/24', '9.255.255.255/32', False),
+    ('0.0.0.0/0', '::/0', False),
+    ('::/0', '2001:db8::/64', True),
+])
+def test_overlaps(a, b, expected):
+    assert subnet(a).overlaps(subnet(b)) is expected
+    assert subnet(b).overlaps(subnet(a)) is expected
+
+
+@pytest.mark.parametrize('cidr, span, expected', [
+    ('10.0.0.0/24', '10.0.0.0-10.0.0.255', True),
+    ('10.0.0.0/24', '10.0.0.7', True),
+    ('10.0.0.0/24', '10.0.0.128/25', True),
+    ('10.0.0.0/24', '10.0.0.0/23', False),
+    ('10.0.0.0/24', '10.0.0.255-10.0.1.0', False),
+    ('10.0.0.0/24', '9.255.255.255-10.0.0.0', False),
+    ('0.0.0.0/0', '::1', False),
+])
+def test_covers(cidr, span, expected):
+    assert subnet(cidr).covers(*iv.parse_range(span)) is expected
