@@ -509,14 +509,20 @@ class Service(object):
             if old is not None and new.to_data() == old.to_data():
                 return self._pool_result(False, old, new, released=[])
             new.updated_at = now
-            if new.parent is None:
-                self._check_overlap(new)
             children = self._children(new)
-            released = self._check_shrink(old, new, children, force)
+            released = []
+            # Only a new shape (subnets, ranges, exclusions) is checked against other pools and reservations
+            # and rebuilds free spans: a description, metadata, strategy or reuse_delay change is one write.
+            reshaped = old is None or [s.to_data() for s in old.subnets] != [s.to_data() for s in new.subnets]
+            if reshaped:
+                if new.parent is None:
+                    self._check_overlap(new)
+                released = self._check_shrink(old, new, children, force)
             self.store.save_pool(new)
-            self._refresh_free(new, children)
-            if new.parent is not None:
-                self._refresh_free(self.store.get_pool(namespace, new.parent))
+            if reshaped:
+                self._refresh_free(new, children)
+                if new.parent is not None:
+                    self._refresh_free(self.store.get_pool(namespace, new.parent))
             self._history('pool', 'create' if old is None else 'update', namespace, name,
                           old=old.to_data() if old else None, new=new.to_data())
             return self._pool_result(True, old, new, children, released)
@@ -853,9 +859,13 @@ class Service(object):
             for p in shown:
                 children = [c for c in pools if c.parent == p.name]
                 result['pools'].append(self._pool_dict(p, children, with_map=map))
-            reservations = self.store.find_reservations(namespace, pool, owner, key)
-            if wanted is not None:
-                reservations = [r for r in reservations if (r.version, r.address) == wanted]
+            if wanted is None:
+                reservations = self.store.find_reservations(namespace, pool, owner, key)
+            else:       # one indexed look-up, whatever the namespace holds
+                holder = self.store.holder(namespace, *wanted)
+                reservations = [holder] if holder is not None and all(
+                    want is None or want == have
+                    for want, have in ((pool, holder.pool), (owner, holder.owner), (key, holder.key))) else []
             result['reservations'] = [self._reservation_dict(r, by_name.get(r.pool)) for r in reservations]
             if history:
                 result['history'] = self.store.find_history(

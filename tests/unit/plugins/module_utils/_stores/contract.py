@@ -78,6 +78,32 @@ class Base(object):
 
 class PoolTests(Base):
 
+    def test_a_change_that_keeps_the_shape_keeps_free_spans_and_reservations(self, svc, web, monkeypatch):
+        svc.reserve('web', 'h1')
+        store = svc.store
+        with store.transaction(write=False):
+            spans = store.free_spans('default', 'web')
+        reads = []
+        real = store.find_reservations
+        monkeypatch.setattr(store, 'find_reservations', lambda *a, **k: reads.append(a) or real(*a, **k))
+        changed = svc.pool('web', description='front', metadata={'team': 'web'}, strategy='random', reuse_delay=5)
+        assert changed['changed'] is True and changed['released'] == []
+        assert reads == []          # no reservation is loaded (nor checked) for a change of that kind
+        with store.transaction(write=False):
+            assert store.free_spans('default', 'web') == spans
+        assert svc.reserve('web', 'h2')['reservation']['address'] != '10.0.0.10'
+        assert (svc.info(pool='web')['pools'][0]['description'], svc.reserve('web', 'h1')['changed']) == ('front', False)
+
+    def test_info_by_address_with_the_other_filters(self, svc, web):
+        svc.reserve('web', 'h1')
+        assert [r['owner'] for r in svc.info(address='10.0.0.10')['reservations']] == ['h1']
+        assert [r['owner'] for r in svc.info(address='10.0.0.10', pool='web', owner='h1', key='default')
+                ['reservations']] == ['h1']
+        assert svc.info(address='10.0.0.10', owner='h2')['reservations'] == []
+        assert svc.info(address='10.0.0.10', key='eth1')['reservations'] == []
+        assert svc.info(address='10.0.0.11')['reservations'] == []
+        assert svc.info(address='10.0.0.10', namespace='other')['reservations'] == []
+
     def test_create_reports_implicit_range_and_rerun_is_unchanged(self, svc):
         result = svc.pool('lan', subnets=[{'cidr': '192.168.1.0/24', 'gateway': '192.168.1.1', 'dns': ['192.168.1.2']}])
         assert result['changed'] is True
