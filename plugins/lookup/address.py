@@ -179,7 +179,7 @@ class LookupModule(LookupBase):
         """The resolved options but owner and key (which differ per host and are plain strings)."""
         try:
             cache_key = (os.environ.get(STORE_ENV), os.environ.get(STORE_TOKEN_ENV),
-                         frozenset((k, v) for k, v in kwargs.items() if k not in _PER_HOST))
+                         frozenset((k, type(v), v) for k, v in kwargs.items() if k not in _PER_HOST))
             resolved = _RESOLVED.get(cache_key)
         except TypeError:   # an unhashable argument: resolve every time
             cache_key = resolved = None

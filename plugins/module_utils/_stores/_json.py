@@ -68,6 +68,25 @@ def _what_to_do(error, directory):
     return 'Check the disk and the directory %s, and retry.' % directory
 
 
+#: the fields of a stored reservation that are read without parsing it, and the types they may have
+_RESERVATION_FIELDS = (('namespace', str), ('pool', str), ('owner', str), ('key', str), ('address', str),
+                       ('static', bool), ('metadata', dict), ('created_at', (str, type(None))),
+                       ('updated_at', (str, type(None))), ('expires_at', (str, type(None))))
+
+
+def _check_reservation(data):
+    """Raise ``ValueError`` (a damaged document) for a reservation entry that lacks a field or holds one of
+    the wrong type: its fields are read (filtered, compared) long before the entry is parsed."""
+    if not isinstance(data, dict):
+        raise ValueError('a reservation entry is not an object: %r' % (data,))
+    for field, kind in _RESERVATION_FIELDS:
+        if field not in data or not isinstance(data[field], kind):
+            raise ValueError('reservation %s/%s owner %s key %s: %s is %s' % (
+                data.get('namespace'), data.get('pool'), data.get('owner'), data.get('key'), field,
+                'missing' if field not in data else 'not a %s but %r' % (
+                    kind.__name__ if isinstance(kind, type) else 'string', data[field])))
+
+
 class _State(object):
     """The document in memory, with the indexes the store interface needs."""
 
@@ -89,6 +108,7 @@ class _State(object):
                 (tuple(iv.parse_range(r['address'])[:2]), r['until']) for r in data.pop('released', []))
             self.pools[ident] = data
         for data in document.get('reservations', []):
+            _check_reservation(data)
             address = iv.parse_address(data['address'])
             self.put(data, address.version, int(address))
 

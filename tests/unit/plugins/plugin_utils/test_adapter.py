@@ -94,3 +94,12 @@ def test_lookup_hides_the_password(workdir):
     with pytest.raises(AnsibleError) as error:
         lookup(['web'], owner='h1', store='netbox+https://u:pw-SECRET@127.0.0.1:9')
     assert 'pw-SECRET' not in str(error.value) and '(error unsupported)' in str(error.value)
+
+
+def test_lookup_options_are_cached_by_value_and_type(workdir):
+    """1, 1.0 and True are equal keys in Python: the per-process option cache must not give one the other's."""
+    action(PoolAction, {'name': 'web', 'cidr': '10.0.0.0/29', 'namespace': '1'}).run(task_vars={})
+    assert lookup(['web'], owner='h1', namespace=1, allocate=True) == ['10.0.0.1']
+    with pytest.raises(_adapter.LookupIpamError) as error:
+        lookup(['web'], owner='h1', namespace=True, allocate=True)    # namespace 'True': it has no pool web
+    assert error.value.error == 'pool_not_found'

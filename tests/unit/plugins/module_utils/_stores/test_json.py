@@ -259,8 +259,15 @@ def _without(data, key):
      ['pool default/web', '10.0.0.300']),
     ({'schema_version': 1, 'pools': [dict(POOL, free=['10.0.0.11-10.0.0.20'])],
       'reservations': [_without(RESERVATION, 'static')]},
-     ['reservation', 'h1', "'static'"]),
-], ids=['pool-without-subnets', 'subnet-without-ranges', 'bad-cidr', 'reservation-without-static'])
+     ['reservation', 'h1', 'static']),
+    ({'schema_version': 1, 'pools': [dict(POOL, free=['10.0.0.11-10.0.0.20'])],
+      'reservations': [_without(RESERVATION, 'expires_at')]},
+     ['reservation', 'h1', 'expires_at is missing']),
+    ({'schema_version': 1, 'pools': [dict(POOL, free=['10.0.0.11-10.0.0.20'])],
+      'reservations': [dict(RESERVATION, expires_at=5)]},
+     ['reservation', 'h1', 'expires_at is not a string but 5']),
+], ids=['pool-without-subnets', 'subnet-without-ranges', 'bad-cidr', 'reservation-without-static',
+        'reservation-without-expires_at', 'expires_at-a-number'])
 def test_a_hand_edited_entry_is_store_unavailable_naming_the_file(path, document, words):
     """Pools (and reservation details) are parsed when first used: a damaged one fails there, as one the
     whole document is checked for does, and the file is left byte for byte."""
