@@ -216,20 +216,24 @@ class Service(object):
         for subnet, data, stats in zip(pool.subnets, result['subnets'], per_subnet):
             data.update(stats)
             if with_map:
-                data['map'] = self._map(pool, subnet, children)
+                data['map'] = self._map(pool, subnet)
         return result
 
-    def _map(self, pool, subnet, children):
-        """Per range of at most MAP_LIMIT addresses: X held, . free, - excluded (Ganeti's map)."""
-        allocatable = self._allocatable(pool, subnet, children)
+    def _map(self, pool, subnet):
+        """Per range of at most MAP_LIMIT addresses (Ganeti's map): X held (by any reservation of the namespace:
+        a parent's forced address in a child too), . free (dynamic allocation could take it now: what ``free``
+        counts), - neither (an exclusion, the gateway, a child pool, an address resting under reuse_delay)."""
+        ns, version = pool.namespace, subnet.version
         maps = []
         for first, last in subnet.ranges:
-            entry = {'range': iv.format_span(subnet.version, first, last), 'map': None}
+            entry = {'range': iv.format_span(version, first, last), 'map': None}
             if last - first + 1 <= MAP_LIMIT:
-                held = set(r.address for r in self.store.find_reservations(
-                    pool.namespace, pool.name, version=subnet.version, first=first, last=last))
+                held = set(r.address for r in self.store.find_reservations(ns, version=version, first=first, last=last))
+                covering = self.store.free_at(ns, pool.name, version, first)
+                free = iv.merge([(a, b) for _v, a, b in ([covering] if covering else [])
+                                 + self.store.free_spans(ns, pool.name, version, first, last)])
                 entry['map'] = ''.join(
-                    'X' if n in held else '.' if iv.contains(allocatable, n) else '-' for n in range(first, last + 1))
+                    'X' if n in held else '.' if iv.contains(free, n) else '-' for n in range(first, last + 1))
             maps.append(entry)
         return maps
 
@@ -742,7 +746,10 @@ class Service(object):
             return current.copy(), False
         subnets = [s for s in pool.subnets if version is None or s.version == version]
         if not subnets:
-            raise InvalidArgument("Pool '%s' has no IPv%d subnet." % (pool.name, version))
+            # SPEC §3.1: family restricts the subnets tried; none has a free address: pool_exhausted
+            raise PoolExhausted("Pool '%s' has no IPv%d subnet, so no free IPv%d address for %s/%s. Add an IPv%d "
+                                "subnet to the pool, or leave family out." % (pool.name, version, version, owner, key,
+                                                                              version))
         subnet, n = self._pick(pool, subnets)
         if n is None:
             raise PoolExhausted("Pool '%s' has no free %saddress left for %s/%s. Add a range or a subnet, or release "

@@ -46,7 +46,8 @@ options:
   map:
     description:
       - Also return, per range of at most 4,096 addresses, a map string with one character per address,
-        C(X) reserved, C(.) free, C(-) excluded.
+        C(X) reserved, C(.) free (dynamic allocation could take it now), C(-) not handed out (an exclusion, the
+        gateway, a child pool, or an address resting under the pool's reuse_delay).
     type: bool
     default: false
 seealso:

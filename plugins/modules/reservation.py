@@ -59,6 +59,7 @@ options:
   family:
     description:
       - Take a dynamic address of this family only, in a dual-stack pool.
+      - A pool with no subnet of that family has no free address of it - C(error=pool_exhausted).
     type: str
     choices: [ipv4, ipv6]
   metadata:

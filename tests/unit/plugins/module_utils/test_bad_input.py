@@ -274,7 +274,7 @@ SERVICE_CASES = [
     case('exhausted-check-mode', 'reserve', ('tiny', 't3'), {'check': True}, 'pool_exhausted', "'tiny'"),
     # families and contradicting options
     case('family-unknown', 'reserve', ('web', 'o'), {'family': 'ipv5'}, 'invalid_argument', 'ipv5'),
-    case('family-not-in-pool', 'reserve', ('web', 'o'), {'family': 'ipv6'}, 'invalid_argument', 'IPv6', "'web'"),
+    case('family-not-in-pool', 'reserve', ('web', 'o'), {'family': 'ipv6'}, 'pool_exhausted', 'IPv6 subnet', "'web'"),
     case('family-contradicts-address', 'reserve', ('web', 'o'), {'address': '10.0.0.50', 'family': 'ipv6'},
          'invalid_argument', '10.0.0.50', 'ipv6'),
     case('family-contradicts-reservation', 'reserve', ('web', 'h1'), {'family': 'ipv6'}, 'invalid_argument', 'h1', 'IPv6'),

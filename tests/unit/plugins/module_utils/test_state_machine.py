@@ -206,8 +206,8 @@ class IpamMachine(RuleBasedStateMachine):
                 options = set([cur['vn']])
             else:
                 subnets = [s for s in pool.subnets if family is None or s.version == family]
-                if not subnets:
-                    raise Expect('invalid_argument')
+                if not subnets:         # no subnet of the family: no free address of it (SPEC §3.1)
+                    raise Expect('pool_exhausted')
                 options = set()
                 for sub in subnets:
                     free = self._free(ns, name, sub)

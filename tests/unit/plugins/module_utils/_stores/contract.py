@@ -279,7 +279,7 @@ class ReserveTests(Base):
         self.fails(svc, 'invalid_argument', svc.reserve, 'ds', 'h1', family='ipv4')
         self.fails(svc, 'invalid_argument', svc.reserve, 'ds', 'h3', family='ipx')
         svc.pool('v4only', subnets=[{'cidr': '10.5.0.0/24'}])
-        self.fails(svc, 'invalid_argument', svc.reserve, 'v4only', 'h1', family='ipv6')
+        self.fails(svc, 'pool_exhausted', svc.reserve, 'v4only', 'h1', family='ipv6')
 
     def test_exhausted_changes_nothing(self, svc):
         svc.pool('tiny', subnets=[{'cidr': '10.6.0.0/30'}])
@@ -648,6 +648,23 @@ class MapTests(Base):
         pool = svc.info(map=True)['pools'][0]
         assert pool['subnets'][0]['map'] == [{'range': '10.40.0.1-10.40.0.14', 'map': '-XX.--...X....'}]
         assert (pool['size'], pool['used'], pool['free']) == (11, 3, 8)
+
+    def test_the_map_shows_what_is_free_now(self, svc):
+        """. is what dynamic allocation could take now (what free counts): an address resting under
+        reuse_delay is not, and a parent's forced address inside a child is held there."""
+        svc.pool('rest', reuse_delay=3600, subnets=[{'cidr': '10.41.0.0/29'}])
+        svc.reserve('rest', 'a')
+        svc.reserve('rest', 'b')
+        svc.release(pool='rest', owner='a')
+        pool = svc.info(pool='rest', map=True)['pools'][0]
+        assert pool['subnets'][0]['map'] == [{'range': '10.41.0.1-10.41.0.6', 'map': '-X....'}]
+        assert pool['free'] == pool['subnets'][0]['map'][0]['map'].count('.')
+        svc.pool('site', subnets=[{'cidr': '10.42.0.0/24'}])
+        svc.pool('kid', parent='site', prefix_length=29)
+        svc.reserve('site', 'router', address='10.42.0.3', force=True)
+        kid = svc.info(pool='kid', map=True)['pools'][0]
+        assert kid['subnets'][0]['map'] == [{'range': '10.42.0.1-10.42.0.6', 'map': '..X...'}]
+        assert kid['free'] == 5
 
     def test_large_ranges_have_no_map(self, svc):
         svc.pool('big', subnets=[{'cidr': '10.50.0.0/16'}])
