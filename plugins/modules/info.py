@@ -88,7 +88,7 @@ pools:
     - The pools of the namespace (or the one O(pool)), sorted by name, with the fields of RV(netpool.ipam.pool#module:pool).
     - With O(map=true), every subnet also has C(map), a list of C(range) / C(map) pairs; C(map) is null for a
       range of more than 4,096 addresses.
-  returned: always
+  returned: success
   type: list
   elements: dict
   sample:
@@ -125,7 +125,7 @@ reservations:
   description:
     - The reservations matching the filters, sorted by pool and address, with the fields of
       RV(netpool.ipam.reservation#module:reservation).
-  returned: always
+  returned: success
   type: list
   elements: dict
   sample:

@@ -200,7 +200,7 @@ RETURN = r"""
 pool:
   description:
     - The pool after the change (in check mode, as it would be). An empty dict after O(state=absent).
-  returned: always
+  returned: success
   type: dict
   contains:
     namespace:

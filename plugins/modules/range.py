@@ -87,7 +87,7 @@ pool:
   description:
     - The pool after the change (in check mode, as it would be). See RV(pool) of M(netpool.ipam.pool) for every
       field; the most used ones are below.
-  returned: always
+  returned: success
   type: dict
   contains:
     namespace:
