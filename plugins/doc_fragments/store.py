@@ -26,9 +26,9 @@ options:
         from, not to the playbook or the role.
       - If not given, the value of the E(NETPOOL_IPAM_STORE) environment variable of the controller is used,
         then V(ipam.sqlite).
-      - An empty string also means V(ipam.sqlite) (not E(NETPOOL_IPAM_STORE)), so that a templated
-        V({{ ipam_store | default('') }}) works; leave the option out (V(default(omit))) to let the environment
-        variable apply. A list or a dict is refused with C(error=invalid_argument).
+      - An empty string is the same as leaving the option out (E(NETPOOL_IPAM_STORE), then V(ipam.sqlite)), so
+        that a templated V({{ ipam_store | default('') }}) works. A list or a dict is refused with
+        C(error=invalid_argument).
       - A password in the URL is never shown in results, messages or history.
     type: str
     default: ipam.sqlite
@@ -81,7 +81,7 @@ options:
         database file. V(postgresql://user:password@host/db) is a PostgreSQL store.
       - A relative path is relative to the directory C(ansible-playbook) (or C(ansible-inventory)) was started
         from.
-      - An empty string means V(ipam.sqlite), whatever E(NETPOOL_IPAM_STORE) says.
+      - An empty string is the same as leaving the option out (E(NETPOOL_IPAM_STORE), then V(ipam.sqlite)).
       - A password in the URL is never shown in messages.
     type: str
     default: ipam.sqlite

@@ -30,7 +30,7 @@ import os
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     IpamError, InvalidArgument, StoreAbsent, StoreUnavailable, Unsupported)
-from ansible_collections.netpool.ipam.plugins.module_utils._options import SHORTHAND
+from ansible_collections.netpool.ipam.plugins.module_utils._options import SHORTHAND, STORE_ENV
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import DEFAULT_STORE, open_store, passwords
 
 try:
@@ -53,7 +53,9 @@ def _store_key(params, base_dir):
         timeout = 30
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise InvalidArgument('timeout must be a positive number of seconds, got %r.' % (timeout,))
-    return (os.getpid(), params.get('store') or DEFAULT_STORE, params.get('store_token'),
+    # an empty store is one not given: the environment's, else the default (as when the option is left out)
+    store = params.get('store') or os.environ.get(STORE_ENV) or DEFAULT_STORE
+    return (os.getpid(), store, params.get('store_token'),
             bool(params.get('validate_certs', True)), timeout, base_dir)
 
 

@@ -421,7 +421,7 @@ TASK_CASES = [
     task('store-token-list', 'info', {'store_token': ['pw-SECRET']}, 'invalid_argument', "'store_token'", 'string'),
     task('info-namespace-list', 'info', {'namespace': ['a']}, 'invalid_argument', "'namespace'", 'string'),
     task('info-owner-dict', 'info', {'owner': {'a': 1}}, 'invalid_argument', "'owner'", 'dict'),
-    # an empty string is not "unset" (store is the one exception: "" is the default store)
+    # an empty string is not "unset" (store is the one exception: "" is a store not given: the environment's, else the default)
     task('reservation-key-empty', 'reservation', {'pool': 'web', 'owner': 'o', 'key': ''}, 'invalid_argument',
          "'key'", 'empty'),
     task('info-key-empty', 'info', {'key': ''}, 'invalid_argument', "'key'", 'empty'),

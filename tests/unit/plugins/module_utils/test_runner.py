@@ -235,3 +235,17 @@ def test_secrets_cover_every_form_of_password_and_raw_arguments():
 def test_timeout_must_be_positive(tmp_path, timeout):
     with pytest.raises(InvalidArgument):
         _runner.run('info', params('info', str(tmp_path / 'ipam.sqlite'), timeout=timeout))
+
+
+def test_an_empty_store_is_a_store_not_given(tmp_path, monkeypatch):
+    """store: "" (a templated default('')) means what leaving the option out means: NETPOOL_IPAM_STORE, else
+    ipam.sqlite, both relative to the base directory."""
+    try:
+        monkeypatch.setenv('NETPOOL_IPAM_STORE', 'from-env.json')
+        _runner.run('pool', params('pool', '', name='web', cidr='10.0.0.0/29'), base_dir=str(tmp_path))
+        assert sorted(os.listdir(str(tmp_path))) == ['from-env.json', 'from-env.json.lock']
+        monkeypatch.delenv('NETPOOL_IPAM_STORE')
+        _runner.run('pool', params('pool', '', name='web', cidr='10.0.0.0/29'), base_dir=str(tmp_path))
+        assert 'ipam.sqlite' in os.listdir(str(tmp_path))
+    finally:
+        _runner.close_all()
