@@ -27,7 +27,7 @@ options:
       - If not given, the value of the E(NETPOOL_IPAM_STORE) environment variable of the controller is used,
         then V(ipam.sqlite).
       - An empty string is the same as leaving the option out (E(NETPOOL_IPAM_STORE), then V(ipam.sqlite)), so
-        that a templated V({{ ipam_store | default('') }}) works. A list or a dict is refused with
+        that a templated V({{ ipam_store | default(''\) }}) works. A list or a dict is refused with
         C(error=invalid_argument).
       - A password in the URL is never shown in results, messages or history.
     type: str
