@@ -92,12 +92,17 @@ def with_service(params, base_dir, work):
     A local store file that does not exist yet is created only if ``work`` commits a change: it first runs
     on the store opened not to create it (empty, in memory); if it would commit a change (``StoreAbsent``),
     the store is created and ``work`` runs again on it. So a failure (``pool_not_found`` …), a read or check
-    mode never leaves a new store file behind.
+    mode never leaves a new store file behind. After ``store_unavailable`` the cached store is dropped: the
+    next call opens it again.
     """
     try:
-        return work(service_for(params, base_dir, create=False))
-    except StoreAbsent:
-        return work(service_for(params, base_dir, create=True))
+        try:
+            return work(service_for(params, base_dir, create=False))
+        except StoreAbsent:
+            return work(service_for(params, base_dir, create=True))
+    except StoreUnavailable:
+        forget(params, base_dir)
+        raise
 
 
 def close_all():
@@ -188,11 +193,7 @@ OPERATIONS = {'pool': _pool, 'range': _range, 'reservation': _reservation, 'info
 
 def run(name, params, check=False, diff=False, base_dir=None):
     """Run module ``name`` with its validated ``params``; the task result, or ``IpamError``."""
-    try:
-        result = with_service(params, base_dir, lambda service: OPERATIONS[name](service, params, check))
-    except StoreUnavailable:
-        forget(params, base_dir)
-        raise
+    result = with_service(params, base_dir, lambda service: OPERATIONS[name](service, params, check))
     diff_data = result.pop('diff', None)
     if diff and diff_data is not None:
         result['diff'] = diff_data

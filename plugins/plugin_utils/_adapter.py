@@ -113,6 +113,4 @@ def lookup_call(params, call):
         return _runner.with_service(params, base_dir(), call)
     except IpamError as e:
         failure = _runner.failure(e, params)
-        if e.code == 'store_unavailable':
-            _runner.forget(params, base_dir())
         raise LookupIpamError('lookup netpool.ipam.address: %s' % failure['msg'], failure['error'])

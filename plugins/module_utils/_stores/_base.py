@@ -25,10 +25,26 @@ one fixed width, so comparing strings compares times.
 
 import abc
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreAbsent
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreAbsent, StoreUnavailable, StoreVersion
 
 
 SCHEMA_VERSION = 1
+
+
+def check_schema_version(version, migrations, store):
+    """Refuse a version newer than this collection's (``store_version``), or one it never wrote and has no
+    migration from (``store_unavailable``: below 1, or a step missing in ``migrations``). ``store`` names the
+    store in messages ("JSON store PATH"); None (a new store) and the current version pass."""
+    if version is None or version == SCHEMA_VERSION:
+        return
+    if version > SCHEMA_VERSION:
+        raise StoreVersion('The %s has schema version %d, newer than this netpool.ipam understands (%d). '
+                           'Upgrade the netpool.ipam collection; the store was not touched.'
+                           % (store, version, SCHEMA_VERSION))
+    if version < 1 or any(v not in migrations for v in range(version, SCHEMA_VERSION)):
+        raise StoreUnavailable('The %s has schema_version %d, which is not one this netpool.ipam collection wrote '
+                               '(it writes %d). It was edited or damaged: restore it from version control or a '
+                               'backup; the store was not touched.' % (store, version, SCHEMA_VERSION))
 
 
 class Store(abc.ABC):

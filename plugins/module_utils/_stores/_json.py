@@ -34,9 +34,9 @@ import time
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
-    AddressInUse, StoreBusy, StoreUnavailable, StoreVersion)
+    AddressInUse, StoreBusy, StoreUnavailable)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION, Store
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION, Store, check_schema_version
 
 
 #: schema version -> function(document) bringing it to the next version
@@ -273,15 +273,7 @@ class JsonStore(Store):
         version = document.get('schema_version') if isinstance(document, dict) else None
         if not isinstance(version, int) or isinstance(version, bool):
             raise StoreUnavailable('%s is not a netpool.ipam JSON store: it has no integer schema_version.' % self.path)
-        if version > SCHEMA_VERSION:
-            raise StoreVersion('The JSON store %s has schema version %d, newer than this netpool.ipam understands '
-                               '(%d). Upgrade the netpool.ipam collection; the store was not touched.'
-                               % (self.path, version, SCHEMA_VERSION))
-        if version < 1 or any(v not in MIGRATIONS for v in range(version, SCHEMA_VERSION)):
-            raise StoreUnavailable('The JSON store %s has schema_version %d, which is not one this netpool.ipam '
-                                   'collection wrote (it writes %d). The file was edited or damaged: restore it from '
-                                   'version control or a backup; the store was not touched.'
-                                   % (self.path, version, SCHEMA_VERSION))
+        check_schema_version(version, MIGRATIONS, 'JSON store %s' % self.path)
         try:
             while version < SCHEMA_VERSION:
                 document = MIGRATIONS[version](document)
@@ -416,12 +408,10 @@ class JsonStore(Store):
     def _reservation(self, ident):
         data = self._state.reservations[ident]
         version, address = self._state.places[ident]
-        try:
-            return Reservation(*ident, version=version, address=address, static=data['static'],
-                               metadata=data['metadata'], created_at=data['created_at'],
-                               updated_at=data['updated_at'], expires_at=data['expires_at'])
-        except _DAMAGE as e:
-            raise self._damaged('reservation %s/%s owner %s key %s: ' % ident, e)
+        # every field was checked when the document was read (``_check_reservation``)
+        return Reservation(*ident, version=version, address=address, static=data['static'],
+                           metadata=data['metadata'], created_at=data['created_at'],
+                           updated_at=data['updated_at'], expires_at=data['expires_at'])
 
     def _matching(self, namespace, pool, owner, key, version, first, last, expires_before):
         """The identities of the reservations matching every filter given."""

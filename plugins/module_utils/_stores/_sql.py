@@ -17,7 +17,7 @@ import json
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import AddressInUse, StoreUnavailable, StoreVersion
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import AddressInUse, StoreUnavailable
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import Store
 
@@ -96,11 +96,11 @@ class SqlStore(Store):
             version = self._read_version()
         if version == latest:
             return
-        self._check_version(version, migrations)
+        _base.check_schema_version(version, migrations, self._describe())
         with self.transaction():
             self._lock_schema()
             version = self._read_version()
-            self._check_version(version, migrations)
+            _base.check_schema_version(version, migrations, self._describe())
             if version is None:
                 self._execute(meta)
                 for statement in schema.split(';'):
@@ -122,21 +122,6 @@ class SqlStore(Store):
             raise StoreUnavailable('The %s has no integer schema_version in its meta table (%s: %s). The table '
                                    'was edited or damaged: restore it from a backup; the store was not touched.'
                                    % (self._describe(), type(e).__name__, e))
-
-    def _check_version(self, version, migrations):
-        """Refuse a version newer than this collection's (``store_version``), or one it never wrote and has no
-        migration from (``store_unavailable``: below 1, or a step missing in ``migrations``)."""
-        latest = _base.SCHEMA_VERSION
-        if version is None or version == latest:
-            return
-        if version > latest:
-            raise StoreVersion('The %s has schema version %d, newer than this netpool.ipam understands (%d). '
-                               'Upgrade the netpool.ipam collection; the store was not touched.'
-                               % (self._describe(), version, latest))
-        if version < 1 or any(v not in migrations for v in range(version, latest)):
-            raise StoreUnavailable('The %s has schema_version %d, which is not one this netpool.ipam collection '
-                                   'wrote (it writes %d). The meta table was edited or the store damaged: restore it '
-                                   'from a backup; the store was not touched.' % (self._describe(), version, latest))
 
     def _describe(self):
         """The store as messages name it (never with a password)."""
