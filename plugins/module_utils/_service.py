@@ -238,22 +238,31 @@ class Service(object):
         return maps
 
     # free space --------------------------------------------------------
-    def _refresh_free(self, pool, children=None):
-        """Rebuild the pool's free spans from its subnets (after a change of its shape).
-
-        Held is whatever any reservation of the namespace holds inside the subnet: a parent's
-        forced reservation inside a child pool is held for the child too."""
+    def _expected_free(self, pool, children=None):
+        """The pool's free spans as derived state: per subnet, what it may hand out (ranges less exclusions,
+        gateway and child pools) less every address held in the namespace (a parent's forced reservation
+        inside a child is held for the child too) less every address resting under a reuse delay in any
+        pool of the namespace (pools overlap only within a parent/child family, so an address resting in
+        one pool of a family is not free in any of them). Sorted ``(version, first, last)``."""
         if children is None:
             children = self._children(pool)
-        waiting = {}
-        for v, n, _until in self.store.released(pool.namespace, pool.name):
-            waiting.setdefault(v, []).append((n, n))
-        self.store.clear_free(pool.namespace, pool.name)
+        resting = {}
+        for other in self.store.list_pools(pool.namespace):
+            for v, n, _until in self.store.released(pool.namespace, other.name):
+                resting.setdefault(v, []).append((n, n))
+        spans = []
         for subnet in pool.subnets:
             held = [(r.address, r.address) for r in self.store.find_reservations(
                 pool.namespace, version=subnet.version, first=subnet.first, last=subnet.last)]
-            spans = iv.subtract(self._allocatable(pool, subnet, children), held + waiting.get(subnet.version, []))
-            self.store.add_free(pool.namespace, pool.name, [(subnet.version, a, b) for a, b in spans])
+            spans += [(subnet.version, a, b) for a, b in
+                      iv.subtract(self._allocatable(pool, subnet, children), held + resting.get(subnet.version, []))]
+        return sorted(spans)
+
+    def _refresh_free(self, pool, children=None):
+        """Rebuild the pool's free spans from what they derive from (after a change of its shape)."""
+        spans = self._expected_free(pool, children)
+        self.store.clear_free(pool.namespace, pool.name)
+        self.store.add_free(pool.namespace, pool.name, spans)
 
     def _others_holding(self, pool, version, n):
         """The other pools of the namespace with ``n`` in a subnet: a parent or child of ``pool``."""
