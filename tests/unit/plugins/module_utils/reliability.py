@@ -15,6 +15,8 @@ import shutil
 import sys
 from unittest.mock import MagicMock
 
+import pytest
+
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
@@ -47,9 +49,14 @@ def snapshot(store, spec):
 
 
 def ansible_bin(name):
-    """The path of an ansible command next to this Python (``make venv``), or None."""
+    """The path of an ansible command next to this Python (``make venv``). ansible-core is a hard dependency
+    (requirements.txt): a test that needs the command fails without it, it is never skipped."""
     candidate = os.path.join(os.path.dirname(sys.executable), name)
-    return candidate if os.path.exists(candidate) else shutil.which(name)
+    found = candidate if os.path.exists(candidate) else shutil.which(name)
+    if not found:
+        pytest.fail('%s is not installed next to this Python (%s): install requirements.txt (make venv).'
+                    % (name, sys.executable), pytrace=False)
+    return found
 
 
 def ansible_env(**extra):

@@ -629,7 +629,6 @@ PLAYBOOK_CASES = [
 ]
 
 
-@pytest.mark.skipif(not ansible_bin('ansible-playbook'), reason='ansible-playbook is not installed (make venv)')
 def test_playbook(tmp_path):
     """The same kind of cases through ansible-playbook: every task fails with its code, the store is unchanged."""
     spec = str(tmp_path / 'ipam.sqlite')

@@ -7,14 +7,11 @@ example tests of its parsers and formatters."""
 
 import ipaddress
 
+import netaddr
 import pytest
+from hypothesis import given, settings, strategies as st
 
-netaddr = pytest.importorskip('netaddr')
-hypothesis = pytest.importorskip('hypothesis')
-
-from hypothesis import given, settings, strategies as st  # noqa: E402
-
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv  # noqa: E402
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 
 
 settings.register_profile('netpool', deadline=None, max_examples=200)

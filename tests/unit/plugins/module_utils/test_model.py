@@ -6,10 +6,8 @@
 
 import pytest
 
-pytest.importorskip('netaddr')
-
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv  # noqa: E402
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet  # noqa: E402
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
 
 
 def subnet(cidr):

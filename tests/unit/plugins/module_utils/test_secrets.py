@@ -107,7 +107,6 @@ def _no_secret(*things):
     ('info', {'history': True}),
 ])
 def test_closed_port_failures_hide_the_password(module, args, capsys):
-    pytest.importorskip('psycopg')
     args = dict(args, store=_closed_url(), store_token=TOKEN, timeout=3)
     result = run_action(module, args)
     assert result['failed'] and result['error'] in ('store_unavailable', 'invalid_argument'), result
@@ -126,7 +125,6 @@ def test_option_errors_hide_the_password(capsys):
 
 
 def test_the_password_of_a_query_parameter_is_hidden_too(capsys):
-    pytest.importorskip('psycopg')
     url = 'postgresql://ipam@127.0.0.1:%d/ipam?password=%s&connect_timeout=3' % (server.closed_port(), SECRET)
     result = run_action('info', {'store': url})
     assert result['error'] == 'store_unavailable'
@@ -141,7 +139,6 @@ def test_token_of_a_store_that_is_not_there_is_hidden(capsys):
 
 
 def test_lookup_failures_hide_the_password():
-    pytest.importorskip('psycopg')
     with pytest.raises(AnsibleError) as info:
         run_lookup(['web'], owner='h1', store=_closed_url(), timeout=3)
     assert 'store_unavailable' in str(info.value)
@@ -206,9 +203,7 @@ PLAYBOOK = """
 """
 
 
-@pytest.mark.skipif(not ansible_bin('ansible-playbook'), reason='ansible-playbook is not installed (make venv)')
 def test_ansible_playbook_vvv_output_never_shows_a_secret(tmp_path):
-    pytest.importorskip('psycopg')
     with_server = True
     try:
         server.require_server()

@@ -13,7 +13,6 @@ metadata, timestamps) and the whole history. Also runs
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -26,6 +25,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._transfer import expo
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import Clock
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 TOOL = os.path.join(ROOT, 'tools', 'migrate_store.py')
@@ -218,15 +218,8 @@ def test_tool_reports_an_unreachable_store(tmp_path):
     assert not (tmp_path / 'copy.json').exists()
 
 
-def _ansible_playbook():
-    candidate = os.path.join(os.path.dirname(sys.executable), 'ansible-playbook')
-    return candidate if os.path.exists(candidate) else shutil.which('ansible-playbook')
-
-
 def test_playbook_migrates_json_to_sqlite(stores, tmp_path):
-    playbook = _ansible_playbook()
-    if not playbook:
-        pytest.skip('ansible-playbook is not installed next to this Python (make venv)')
+    playbook = ansible_bin('ansible-playbook')
     source = stores('json', 'source')
     populate(source)
     source.close()

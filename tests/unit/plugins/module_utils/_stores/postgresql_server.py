@@ -10,8 +10,9 @@ a schema of its own in the database ``netpool_ipam_test`` (created when
 missing), named by ``options=-csearch_path%3D...`` in the store URL, and
 dropped afterwards: creating a schema takes milliseconds, a database a second.
 
-No server (or no psycopg) skips the test with the reason, unless
-``NETPOOL_IPAM_TEST_POSTGRESQL=required`` (CI): then it fails.
+No server skips the test with the reason, unless
+``NETPOOL_IPAM_TEST_POSTGRESQL=required`` (CI): then it fails. psycopg is a
+hard dependency (requirements.txt): without it the tests fail to import.
 """
 
 import contextlib
@@ -21,11 +22,8 @@ import uuid
 
 import pytest
 
-try:
-    import psycopg
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
-except ImportError:  # pragma: no cover - depends on the venv
-    psycopg = None
+import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 SERVER = os.environ.get('NETPOOL_IPAM_TEST_POSTGRESQL_DSN', 'postgresql://postgres@127.0.0.1:5432/postgres')
 DATABASE = 'netpool_ipam_test'
@@ -52,8 +50,6 @@ def database_dsn(**extra):
 
 def require_server():
     """Skip (or, when required, fail) unless the server answers; make sure the test database exists."""
-    if psycopg is None:
-        _unavailable("the Python library psycopg is not installed (pip install 'psycopg[binary]')")
     if 'error' not in _state:
         _state['error'] = None
         try:

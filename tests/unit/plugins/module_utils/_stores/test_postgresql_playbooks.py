@@ -12,16 +12,14 @@ each host's own, no failure. Needs ``ansible-playbook`` beside this Python
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-
-import pytest
 
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 5)))
 
@@ -61,17 +59,8 @@ PLAYBOOK = """
 """
 
 
-def _ansible_playbook():
-    candidate = os.path.join(os.path.dirname(sys.executable), 'ansible-playbook')
-    return candidate if os.path.exists(candidate) else shutil.which('ansible-playbook')
-
-
 def test_two_controllers_forty_hosts_each_get_eighty_distinct_addresses(tmp_path):
-    playbook = _ansible_playbook()
-    if not playbook:
-        pytest.skip('ansible-playbook is not installed next to this Python (make venv)')
-    if not os.path.exists(os.path.join(ROOT, 'plugins', 'modules', 'reservation.py')):
-        pytest.skip('the netpool.ipam.reservation module is not there yet')
+    playbook = ansible_bin('ansible-playbook')
     with server.fresh_schema('pb') as (spec, _schema):
         store = open_store(spec)
         Service(store).pool('shared', subnets=[{'cidr': '10.20.0.0/24'}])
