@@ -377,6 +377,116 @@ class Service(object):
         return iv.nth(spans, self.rng.randrange(free)) if free else None
 
     # -- input ----------------------------------------------------------
+    @staticmethod
+    def _network_of(spec):
+        """The parsed cidr of a subnet dict, or None (``_subnet`` then says what is wrong with it)."""
+        if isinstance(spec, dict) and spec.get('cidr'):
+            try:
+                return iv.parse_network(spec['cidr'])
+            except (ValueError, TypeError):
+                pass
+        return None
+
+    @staticmethod
+    def _implicit_ranges(subnet):
+        """True if the subnet's ranges are its usable hosts: ranges never given (the model stores them always)."""
+        usable = iv.usable(subnet.network)
+        return subnet.ranges == ([usable] if usable else [])
+
+    def _sources(self, name, specs, olds, force):
+        """For each subnet dict of a ``pool`` task, the Subnet whose values it keeps where it gives none, or None
+        (SPEC §3.4).
+
+        The same cidr is that subnet. A new cidr that contains, or is contained in, exactly one subnet of the
+        pool (one no other dict keeps as it is) is that subnet resized (``_carry``); several new cidrs may come
+        from one (a split). A new cidr containing several subnets merges them: it is a new subnet, and
+        ``_check_merge`` refuses it when it would drop what they had.
+        """
+        networks = [self._network_of(spec) for spec in specs]
+        kept = set(str(n.cidr) for n in networks if n is not None)
+        by_cidr = dict((s.cidr, s) for s in olds)
+        sources = [None] * len(specs)
+        resized = {}        # old cidr -> the indexes of the dicts it became
+        for i, network in enumerate(networks):
+            if network is None:
+                continue
+            cidr = str(network.cidr)
+            if cidr in by_cidr:
+                sources[i] = by_cidr[cidr]
+                continue
+            nested = [s for s in olds if s.cidr not in kept and s.version == network.version
+                      and s.first <= network.last and network.first <= s.last]
+            if len(nested) == 1:
+                resized.setdefault(nested[0].cidr, []).append(i)
+            elif nested:
+                self._check_merge(name, specs[i], cidr, nested)
+        for cidr, indexes in resized.items():
+            carried = self._carry(name, by_cidr[cidr], [(specs[i], networks[i]) for i in indexes], force)
+            for i, subnet in zip(indexes, carried):
+                sources[i] = subnet
+        return sources
+
+    def _carry(self, name, old, targets, force):
+        """What subnet ``old`` hands to the subnets it was resized into (``targets``: (dict, network) pairs):
+        its dns, and the gateway, explicit ranges and exclusions that fall inside each. One that falls inside
+        none of them, and that they do not all give anew, is invalid_argument; implicit ranges stay implicit."""
+        spans = iv.merge((int(n.first), int(n.last)) for _spec, n in targets)
+        new = ' and '.join(str(n.cidr) for _spec, n in targets)
+        new = ('its new cidrs ' if len(targets) > 1 else 'its new cidr ') + new
+        implicit = self._implicit_ranges(old)
+
+        def anew(key):
+            return all(spec.get(key) is not None for spec, _n in targets)
+
+        if old.gateway is not None and not iv.contains(spans, old.gateway) and not anew('gateway'):
+            raise InvalidArgument("The gateway %s of subnet %s in pool '%s' is outside %s. Give a gateway anew "
+                                  "inside the new cidr, or keep the cidr."
+                                  % (iv.to_str(old.version, old.gateway), old.cidr, name, new))
+        for what, key, kind, olds in (('range', 'ranges', 'allocatable', [] if implicit else old.ranges),
+                                      ('exclusion', 'exclude', 'excluded', old.exclude)):
+            left = [] if anew(key) else iv.subtract(olds, spans)
+            for first, last in olds:
+                if iv.intersect([(first, last)], left):
+                    raise InvalidArgument(
+                        "The %s %s of subnet %s in pool '%s' is not inside %s. Give %s anew with the new cidr, or "
+                        "remove it first (netpool.ipam.range with kind: %s and state: absent)."
+                        % (what, iv.format_span(old.version, first, last), old.cidr, name, new, key, kind))
+        carried = []
+        for _spec, network in targets:
+            here = [(int(network.first), int(network.last))]
+            subnet = Subnet(network, dns=old.dns, exclude=iv.intersect(old.exclude, here),
+                            gateway=old.gateway if old.gateway is not None and iv.contains(here, old.gateway) else None)
+            if not implicit:
+                ranges = iv.intersect(old.ranges, here)
+                subnet.ranges = iv.merge(ranges if force else _usable_only(subnet, ranges))
+            carried.append(subnet)
+        return carried
+
+    @staticmethod
+    def _check_merge(name, spec, cidr, nested):
+        """invalid_argument if the subnet ``cidr``, which merges the subnets ``nested``, would drop a value of
+        theirs it does not give anew: which subnet's gateway or exclusions it should keep is not guessed."""
+        dropped = []
+        for s in nested:
+            if s.gateway is not None and spec.get('gateway') is None:
+                dropped.append(('gateway', 'the gateway %s of %s' % (iv.to_str(s.version, s.gateway), s.cidr)))
+            if s.dns and spec.get('dns') is None:
+                dropped.append(('dns', 'the dns %s of %s' % (', '.join(s.dns), s.cidr)))
+            for key, what, olds in (('ranges', 'ranges', [] if Service._implicit_ranges(s) else s.ranges),
+                                    ('exclude', 'exclusions', s.exclude)):
+                if olds and spec.get(key) is None:
+                    dropped.append((key, 'the %s %s of %s' % (what, ', '.join(
+                        iv.format_span(s.version, a, b) for a, b in olds), s.cidr)))
+        if dropped:
+            keys = []
+            for key, _text in dropped:
+                if key not in keys:
+                    keys.append(key)
+            raise InvalidArgument("The subnet %s of pool '%s' merges its subnets %s, and nothing carries over into a "
+                                  "merge: it would drop %s. Give %s anew with it."
+                                  % (cidr, name, ' and '.join(s.cidr for s in nested),
+                                     '; '.join(text for _key, text in dropped), ', '.join(keys)))
+
     def _subnet(self, spec, old=None, force=False):
         """A Subnet from a module's subnet dict; keys not given keep ``old``'s values."""
         if not isinstance(spec, dict):
@@ -509,16 +619,8 @@ class Service(object):
                 if old is not None and old.parent is not None:
                     raise InvalidArgument("Pool '%s' is a child of '%s': its subnet is carved, not given."
                                           % (name, old.parent))
-                olds = dict((s.cidr, s) for s in old.subnets) if old else {}
-                new.subnets = []
-                for spec in subnets:
-                    cidr = None
-                    if isinstance(spec, dict) and spec.get('cidr'):
-                        try:
-                            cidr = str(iv.parse_network(spec['cidr']).cidr)
-                        except (ValueError, TypeError):
-                            pass
-                    new.subnets.append(self._subnet(spec, olds.get(cidr), force))
+                sources = self._sources(name, subnets, old.subnets if old else [], force)
+                new.subnets = [self._subnet(spec, source, force) for spec, source in zip(subnets, sources)]
             if old is not None and new.to_data() == old.to_data():
                 return self._pool_result(False, old, new, released=[])
             new.updated_at = now

@@ -45,6 +45,15 @@ options:
       - The subnets of the pool, in the order dynamic allocation tries them.
       - Replaces the pool's list of subnets. Keys not given on a subnet that already exists (same CIDR) keep
         their values.
+      - A subnet given with a new CIDR that contains, or is contained in, exactly one subnet of the pool is that
+        subnet resized; its O(subnets[].gateway), O(subnets[].dns), explicit O(subnets[].ranges) and
+        O(subnets[].exclude) carry over unless given anew. A gateway, range or exclusion that would fall outside
+        the new CIDR fails with C(error=invalid_argument) naming it: give it anew with the new CIDR, or remove it
+        first. Ranges never given stay so (the resized subnet allocates its own usable hosts). Subnets split from
+        one each keep what falls inside them.
+      - A CIDR that contains several subnets of the pool merges them: nothing carries over, and it fails with
+        C(error=invalid_argument) unless the gateway, DNS servers, explicit ranges and exclusions they had are
+        given anew.
       - Mutually exclusive with O(cidr) and O(parent).
     type: list
     elements: dict
@@ -79,6 +88,8 @@ options:
   cidr:
     description:
       - The one-subnet shorthand. Same as O(subnets) with one subnet of this CIDR.
+      - A new CIDR that contains, or is contained in, the pool's one subnet resizes it, keeping its gateway, DNS
+        servers, explicit ranges and exclusions unless given anew (see O(subnets)).
       - Mutually exclusive with O(subnets) and O(parent).
     type: str
   gateway:

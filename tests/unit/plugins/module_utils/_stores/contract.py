@@ -200,6 +200,84 @@ class PoolTests(Base):
         assert [r['address'] for r in svc.info()['reservations']] == ['10.0.0.10']
         assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.16'
 
+    ROUTED = {'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'ranges': ['10.0.0.10-10.0.0.20'], 'exclude': ['10.0.0.12']}
+
+    def test_a_widened_subnet_keeps_its_gateway_ranges_and_exclusions(self, svc):
+        svc.pool('r', subnets=[self.ROUTED])
+        result = svc.pool('r', subnets=[{'cidr': '10.0.0.0/23'}])
+        assert result['changed'] is True
+        assert result['diff']['after']['subnets'] == [{'cidr': '10.0.0.0/23', 'gateway': '10.0.0.1', 'dns': [],
+                                                       'ranges': ['10.0.0.10-10.0.0.20'],
+                                                       'exclude': ['10.0.0.12-10.0.0.12']}]
+        taken = [svc.reserve('r', 'h%d' % i)['reservation']['address'] for i in range(10)]
+        assert taken == ['10.0.0.10', '10.0.0.11'] + ['10.0.0.%d' % n for n in range(13, 21)]
+        self.fails(svc, 'pool_exhausted', svc.reserve, 'r', 'h10')
+        assert svc.pool('r', subnets=[{'cidr': '10.0.0.0/23'}])['changed'] is False
+
+    def test_a_resized_subnet_takes_what_is_given_anew(self, svc):
+        svc.pool('r', subnets=[self.ROUTED])
+        pool = svc.pool('r', subnets=[{'cidr': '10.0.0.0/25', 'gateway': '10.0.0.126', 'ranges': ['10.0.0.30-10.0.0.40'],
+                                       'exclude': []}])['pool']
+        assert (pool['subnets'][0]['gateway'], pool['subnets'][0]['ranges'], pool['subnets'][0]['exclude']) == (
+            '10.0.0.126', ['10.0.0.30-10.0.0.40'], [])
+
+    @pytest.mark.parametrize('given, named', [
+        ({'cidr': '10.0.0.0/24', 'gateway': '10.0.0.129'}, 'gateway 10.0.0.129'),
+        ({'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'ranges': ['10.0.0.100-10.0.0.140']},
+         'range 10.0.0.100-10.0.0.140'),
+        ({'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'exclude': ['10.0.0.120-10.0.0.130']},
+         'exclusion 10.0.0.120-10.0.0.130'),
+    ])
+    def test_shrinking_a_subnet_refuses_what_would_fall_outside(self, svc, given, named):
+        svc.pool('r', subnets=[given])
+        error = self.fails(svc, 'invalid_argument', svc.pool, 'r', subnets=[{'cidr': '10.0.0.0/25'}])
+        assert named in error.msg and '10.0.0.0/24' in error.msg and '10.0.0.0/25' in error.msg
+        assert 'anew' in error.msg
+
+    def test_a_resized_subnet_without_ranges_gets_its_own_implicit_range(self, svc):
+        svc.pool('r', subnets=[{'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'dns': ['10.0.0.2']}])
+        wide = svc.pool('r', subnets=[{'cidr': '10.0.0.0/23'}])['pool']
+        assert wide['subnets'][0]['ranges'] == ['10.0.0.1-10.0.1.254']
+        assert (wide['subnets'][0]['gateway'], wide['subnets'][0]['dns'], wide['size']) == ('10.0.0.1', ['10.0.0.2'], 509)
+        assert svc.reserve('r', 'h1')['reservation']['address'] == '10.0.0.2'
+        narrow = svc.pool('r', subnets=[{'cidr': '10.0.0.0/25'}])['pool']
+        assert (narrow['subnets'][0]['ranges'], narrow['subnets'][0]['gateway']) == (['10.0.0.1-10.0.0.126'], '10.0.0.1')
+
+    def test_a_split_subnet_hands_each_half_what_falls_inside_it(self, svc):
+        svc.pool('r', subnets=[{'cidr': '10.0.0.0/23', 'gateway': '10.0.0.1', 'dns': ['10.0.0.2'],
+                                'ranges': ['10.0.0.200-10.0.1.50'], 'exclude': ['10.0.0.210', '10.0.1.10']}])
+        subnets = svc.pool('r', subnets=[{'cidr': '10.0.0.0/24'}, {'cidr': '10.0.1.0/24'}])['diff']['after']['subnets']
+        assert subnets == [
+            {'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'dns': ['10.0.0.2'], 'ranges': ['10.0.0.200-10.0.0.254'],
+             'exclude': ['10.0.0.210-10.0.0.210']},
+            {'cidr': '10.0.1.0/24', 'gateway': None, 'dns': ['10.0.0.2'], 'ranges': ['10.0.1.1-10.0.1.50'],
+             'exclude': ['10.0.1.10-10.0.1.10']}]
+
+    def test_a_merge_of_subnets_gives_anew_what_they_had(self, svc):
+        svc.pool('r', subnets=[{'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1'},
+                               {'cidr': '10.0.1.0/24', 'gateway': '10.0.1.1', 'exclude': ['10.0.1.5']}])
+        error = self.fails(svc, 'invalid_argument', svc.pool, 'r', subnets=[{'cidr': '10.0.0.0/23'}])
+        for named in ('10.0.0.0/24', '10.0.1.0/24', 'gateway 10.0.0.1', 'gateway 10.0.1.1', '10.0.1.5-10.0.1.5'):
+            assert named in error.msg
+        subnets = svc.pool('r', subnets=[{'cidr': '10.0.0.0/23', 'gateway': '10.0.0.1', 'exclude': ['10.0.1.1']}]
+                           )['pool']['subnets']
+        assert (subnets[0]['gateway'], subnets[0]['ranges'], subnets[0]['exclude']) == (
+            '10.0.0.1', ['10.0.0.1-10.0.1.254'], ['10.0.1.1-10.0.1.1'])
+
+    def test_an_ipv6_subnet_is_resized_beside_an_ipv4_one(self, svc):
+        v6 = {'cidr': '2001:db8::/64', 'gateway': '2001:db8::1', 'ranges': ['2001:db8::100-2001:db8::1ff'],
+              'exclude': ['2001:db8::100']}
+        svc.pool('ds', subnets=[self.ROUTED, v6])
+        svc.reserve('ds', 'h1', family='ipv6')
+        subnets = svc.pool('ds', subnets=[{'cidr': '10.0.0.0/24'}, {'cidr': '2001:db8::/56'}])['pool']['subnets']
+        assert [(s['cidr'], s['gateway'], s['ranges'], s['exclude']) for s in subnets] == [
+            ('10.0.0.0/24', '10.0.0.1', ['10.0.0.10-10.0.0.20'], ['10.0.0.12-10.0.0.12']),
+            ('2001:db8::/56', '2001:db8::1', ['2001:db8::100-2001:db8::1ff'], ['2001:db8::100-2001:db8::100'])]
+        assert svc.reserve('ds', 'h2', family='ipv6')['reservation']['address'] == '2001:db8::102'
+        error = self.fails(svc, 'invalid_argument', svc.pool, 'ds',
+                           subnets=[{'cidr': '10.0.0.0/24'}, {'cidr': '2001:db8::/120'}])
+        assert 'range 2001:db8::100-2001:db8::1ff' in error.msg and '2001:db8::/56' in error.msg
+
 
 class RangeTests(Base):
 
