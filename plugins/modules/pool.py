@@ -48,10 +48,10 @@ options:
       - A subnet given with a new CIDR that contains, or is contained in, exactly one subnet of the pool is that
         subnet resized; its O(subnets[].gateway), O(subnets[].dns), explicit O(subnets[].ranges) and
         O(subnets[].exclude) carry over unless given anew. A gateway, range or exclusion that would fall outside
-        the new CIDR fails with C(error=invalid_argument) naming it: give it anew with the new CIDR, or remove it
+        the new CIDR fails with C(error=invalid_argument) naming it; give it anew with the new CIDR, or remove it
         first. Ranges never given stay so (the resized subnet allocates its own usable hosts). Subnets split from
         one each keep what falls inside them.
-      - A CIDR that contains several subnets of the pool merges them: nothing carries over, and it fails with
+      - A CIDR that contains several subnets of the pool merges them; nothing carries over, and it fails with
         C(error=invalid_argument) unless the gateway, DNS servers, explicit ranges and exclusions they had are
         given anew.
       - Mutually exclusive with O(cidr) and O(parent).
