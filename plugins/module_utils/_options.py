@@ -112,6 +112,8 @@ MODULES = {
             address=dict(type='str'),
             history=dict(type='bool', default=False),
             map=dict(type='bool', default=False),
+            verify=dict(type='bool', default=False),
+            repair=dict(type='bool', default=False),
         ),
     ),
 }

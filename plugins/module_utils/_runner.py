@@ -184,7 +184,8 @@ def _reservation(service, p, check):
 
 def _info(service, p, check):
     result = service.info(p['namespace'], pool=p.get('pool'), owner=p.get('owner'), key=p.get('key'),
-                          address=p.get('address'), history=p['history'], map=p['map'])
+                          address=p.get('address'), history=p['history'], map=p['map'],
+                          verify=p['verify'], repair=p['repair'], check=check)
     return result
 
 

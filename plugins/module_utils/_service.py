@@ -24,6 +24,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, InvalidArgument, PoolExhausted, PoolInUse,
     PoolNotFound, PoolOverlap)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
+from ansible_collections.netpool.ipam.plugins.module_utils import _verify
 
 
 STRATEGIES = ('first', 'random')
@@ -960,8 +961,52 @@ class Service(object):
                 return None
             return self._reservation_dict(r)
 
+    def verify(self, namespace=None, repair=False, check=False):
+        """The store checked against the invariants of SPEC §5 (``_verify``): one namespace, or every
+        namespace with None. Without ``repair`` nothing is written. ``repair`` rebuilds the free spans of
+        every pool whose free space is wrong (derived state: the only problems that need no human decision)
+        in one transaction, recorded in history (``pool`` / ``repair``); with ``check`` it reports what it
+        would repair and writes nothing. Returns ``{'changed': bool, 'problems': [...], 'repaired': [...]}``:
+        every problem found (``repaired`` true for those repair fixed) and, per pool rebuilt, its free spans
+        before and after."""
+        if namespace is not None:
+            check_name(namespace, 'namespace')
+        with self.store.transaction(write=bool(repair), commit=bool(repair) and not check):
+            names = [namespace] if namespace is not None else _verify.namespaces(self.store)
+            if repair:      # no pool of a namespace being repaired changes meanwhile
+                for ns in names:
+                    self.store.lock_namespace(ns)
+            problems = []
+            for ns in names:
+                problems += _verify.problems(self.store, ns, self._expected_free)
+            repaired = self._repair(problems) if repair else []
+            return {'changed': bool(repaired), 'problems': problems, 'repaired': repaired}
+
+    def _repair(self, problems):
+        """Rebuild the free spans of each pool that ``problems`` finds wrong; mark the problems it fixed."""
+        broken = {}
+        for p in problems:
+            if p['repairable']:
+                broken.setdefault((p['namespace'], p['pools'][0]), []).append(p)
+        repaired = []
+        for (ns, name), found in sorted(broken.items()):
+            pool = self.store.get_pool(ns, name)
+            before = [iv.format_span(*s) for s in self.store.free_spans(ns, name)]
+            self._refresh_free(pool)
+            after = [iv.format_span(*s) for s in self.store.free_spans(ns, name)]
+            left = set(p['code'] for p in _verify.free_problems(self.store, pool, self._expected_free(pool)))
+            for p in found:
+                p['repaired'] = p['code'] not in left
+            codes = sorted(set(p['code'] for p in found))
+            self._history('pool', 'repair', ns, name, old={'free': before, 'problems': codes}, new={'free': after})
+            repaired.append({'namespace': ns, 'pool': name, 'problems': codes, 'free_before': before,
+                             'free_after': after})
+        return repaired
+
     def info(self, namespace='default', pool=None, owner=None, key=None, address=None, history=False,
-             map=False):
+             map=False, verify=False, repair=False, check=False):
+        """What the filters select; with ``verify`` (or ``repair``) also ``verify(namespace, repair, check)``'s
+        result, run after the read (the figures read are those from before a repair)."""
         check_name(namespace, 'namespace')
         wanted = _address(address) if address is not None else None
         with self.store.transaction(write=False):
@@ -988,7 +1033,9 @@ class Service(object):
             if history:
                 result['history'] = self.store.find_history(
                     namespace, pool, owner, iv.to_str(*wanted) if wanted else None)
-            return result
+        if verify or repair:
+            result.update(self.verify(namespace, repair=repair, check=check))
+        return result
 
 
 def _percent(part, whole):

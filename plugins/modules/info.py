@@ -11,9 +11,11 @@ module: info
 short_description: Report pools, reservations, utilization and history
 version_added: 0.1.0
 description:
-  - Reads the netpool.ipam store of a namespace. Never changes anything.
+  - Reads the netpool.ipam store of a namespace. Changes nothing, except with O(repair=true).
   - Returns the pools (with size, used, free and utilization), the reservations, and optionally the history of
     changes and a map of every range.
+  - With O(verify=true), also checks the namespace against the invariants every store keeps and returns the
+    problems found; with O(repair=true), also fixes those that need no human decision.
   - Runs on the controller (see the notes).
 author:
   - netpool.ipam engineers (@netpool)
@@ -50,6 +52,33 @@ options:
         gateway, a child pool, or an address resting under the pool's reuse_delay).
     type: bool
     default: false
+  verify:
+    description:
+      - Also check the whole namespace (the O(namespace) of the task, whatever the other filters) against the
+        invariants every store keeps, and return what is wrong as RV(problems). Writes nothing.
+      - "Checked: one holder per address (C(duplicate_holder)); every reservation inside a subnet of its pool
+        (C(reservation_outside_pool)) and its pool existing (C(reservation_pool_missing)); each pool's stored free
+        space equal to what it may hand out less every address held in the namespace and every address resting
+        under a reuse delay (C(free_space_mismatch)), its free spans not overlapping each other
+        (C(free_span_overlap)) nor lying outside its subnets (C(free_span_outside_pool)); child pools inside their
+        parent (C(child_outside_parent)) and their parent existing (C(parent_missing)); no overlap between pools
+        of the namespace that are not carved one from the other (C(pool_overlap))."
+      - To check several namespaces, run the task once per namespace (O(namespace) in a loop).
+      - The O(pool), O(owner), O(key) and O(address) filters apply to RV(pools) and RV(reservations) only.
+    type: bool
+    default: false
+  repair:
+    description:
+      - Verify (as O(verify=true), which it implies) and fix the problems that need no human decision. The free
+        space of a pool (C(free_space_mismatch), C(free_span_overlap), C(free_span_outside_pool)) is derived
+        state, rebuilt from the pool's subnets, ranges, exclusions, the reservations and the resting addresses,
+        in one transaction, recorded in the history (action C(repair)).
+      - Everything else is only reported, with a message saying what a person should decide and do.
+      - In check mode nothing is written, and RV(repaired) and C(changed) say what would be repaired.
+      - C(changed) is true only when something was (or, in check mode, would be) repaired.
+      - RV(pools), RV(reservations) and RV(history) are read before the repair; the next read shows its result.
+    type: bool
+    default: false
 seealso:
   - module: netpool.ipam.pool
   - module: netpool.ipam.reservation
@@ -80,6 +109,13 @@ EXAMPLES = r"""
     map: true
   register: ipam
   run_once: true
+
+- name: Check the store, rebuild free space that is wrong, and fail on what needs a person
+  netpool.ipam.info:
+    repair: true
+  register: ipam
+  run_once: true
+  failed_when: ipam.problems | rejectattr('repaired') | list | length > 0
 """
 
 RETURN = r"""
@@ -165,6 +201,58 @@ history:
       address: 10.0.0.10
       old: null
       new: {address: 10.0.0.10, owner: web1, key: default, pool: web, namespace: default}
+problems:
+  description:
+    - With O(verify=true) or O(repair=true), the problems found in the namespace, in this order (duplicate holders
+      (by address), reservations outside their pool, free space per pool (by name), child pools, overlapping
+      pools). An empty list when the store keeps every invariant.
+    - "C(code): C(duplicate_holder), C(reservation_pool_missing), C(reservation_outside_pool),
+      C(free_span_overlap), C(free_span_outside_pool), C(free_space_mismatch), C(parent_missing),
+      C(child_outside_parent) or C(pool_overlap) (see O(verify))."
+    - C(pools) (names), C(reservations) (the stored reservations, with C(namespace), C(pool), C(owner), C(key),
+      C(address), C(static), C(metadata) and times) and C(addresses) (addresses, C(first-last) spans or CIDRs) are
+      the objects involved; C(message) says what is wrong and what to do.
+    - C(repairable) is true for the free-space codes, which O(repair=true) fixes; C(repaired) is true once it has
+      (in check mode, when it would).
+  returned: when O(verify=true) or O(repair=true)
+  type: list
+  elements: dict
+  sample:
+    - code: duplicate_holder
+      namespace: default
+      pools: [web]
+      reservations:
+        - {namespace: default, pool: web, owner: web1, key: default, address: 10.0.0.10, static: false,
+           metadata: {}, created_at: '2026-01-31T12:00:00Z', updated_at: '2026-01-31T12:00:00Z', expires_at: null}
+        - {namespace: default, pool: web, owner: web2, key: default, address: 10.0.0.10, static: false,
+           metadata: {}, created_at: '2026-02-01T12:00:00Z', updated_at: '2026-02-01T12:00:00Z', expires_at: null}
+      addresses: [10.0.0.10]
+      message: "10.0.0.10 is held by 2 reservations in namespace 'default': ... decide which keeps it and release
+        the others ..."
+      repairable: false
+      repaired: false
+    - code: free_span_overlap
+      namespace: default
+      pools: [web]
+      reservations: []
+      addresses: [10.0.0.12-10.0.0.50, 10.0.0.30-10.0.0.40]
+      message: "The stored free spans 10.0.0.12-10.0.0.50 and 10.0.0.30-10.0.0.40 of pool 'web' overlap ..."
+      repairable: true
+      repaired: true
+repaired:
+  description:
+    - With O(verify=true) or O(repair=true), one entry per pool whose free spans O(repair=true) rebuilt (in check
+      mode, would rebuild), with C(namespace), C(pool), C(problems) (the codes fixed), C(free_before) and C(free_after)
+      (its free spans as C(first-last) strings). Always empty without O(repair=true).
+  returned: when O(verify=true) or O(repair=true)
+  type: list
+  elements: dict
+  sample:
+    - namespace: default
+      pool: web
+      problems: [free_span_overlap]
+      free_before: [10.0.0.12-10.0.0.50, 10.0.0.30-10.0.0.40]
+      free_after: [10.0.0.12-10.0.0.50]
 error:
   description:
     - On failure, what went wrong, as a stable code.

@@ -1,0 +1,248 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""A store checked against the invariants of SPEC §5 (``info`` with ``verify: true``).
+
+This is a private module: it may change at any time.
+
+Pure functions over the store interface: they only read, inside the caller's
+transaction (``Service.verify``, which also does the repair). ``problems``
+returns one dict per violation found in a namespace, each with the objects
+involved and a ``code`` per kind of problem:
+
+- ``duplicate_holder``: one address held by more than one reservation of the namespace;
+- ``reservation_pool_missing``: a reservation of a pool that does not exist;
+- ``reservation_outside_pool``: a reservation outside every subnet of its pool;
+- ``free_span_overlap``: two stored free spans of a pool share addresses;
+- ``free_span_outside_pool``: a stored free span not inside one subnet of its pool;
+- ``free_space_mismatch``: the addresses a pool's stored free spans cover are not the derived ones
+  (``expected_free``: allocatable less held in the namespace less resting in any pool of it);
+- ``parent_missing``: a child pool whose parent does not exist;
+- ``child_outside_parent``: a subnet of a child pool not inside a subnet of its parent;
+- ``pool_overlap``: subnets of two pools of the namespace overlap and neither pool descends from the other.
+
+The ``free_*`` codes (``REPAIRABLE``) are derived state: rebuilding the pool's free spans fixes them. Every
+other code needs a human decision, which its ``message`` describes.
+"""
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+
+
+DUPLICATE_HOLDER = 'duplicate_holder'
+POOL_MISSING = 'reservation_pool_missing'
+OUTSIDE_POOL = 'reservation_outside_pool'
+FREE_OVERLAP = 'free_span_overlap'
+FREE_OUTSIDE = 'free_span_outside_pool'
+FREE_MISMATCH = 'free_space_mismatch'
+PARENT_MISSING = 'parent_missing'
+CHILD_OUTSIDE = 'child_outside_parent'
+POOL_OVERLAP = 'pool_overlap'
+
+#: what ``repair`` fixes by rebuilding the pool's free spans (derived state: no human decision needed)
+REPAIRABLE = frozenset((FREE_OVERLAP, FREE_OUTSIDE, FREE_MISMATCH))
+
+_RERUN = ' Then run netpool.ipam.info with verify: true again.'
+
+
+def problem(code, namespace, message, pools=(), reservations=(), addresses=()):
+    """One violation: ``pools`` (names), ``reservations`` (their stored data) and ``addresses`` (addresses,
+    ``first-last`` spans or CIDRs) are the objects involved."""
+    return {
+        'code': code,
+        'namespace': namespace,
+        'pools': list(pools),
+        'reservations': [r.to_data() for r in reservations],
+        'addresses': list(addresses),
+        'message': message,
+        'repairable': code in REPAIRABLE,
+        'repaired': False,
+    }
+
+
+def namespaces(store):
+    """Every namespace that holds a pool or a reservation, sorted."""
+    found = set(p.namespace for p in store.list_pools())
+    found.update(r.namespace for r in store.find_reservations())
+    return sorted(found)
+
+
+def problems(store, namespace, expected_free):
+    """The violations of the SPEC §5 invariants in ``namespace``. ``expected_free(pool)`` gives the pool's
+    derived free spans, sorted ``(version, first, last)`` (``Service._expected_free``)."""
+    pools = store.list_pools(namespace)
+    by_name = dict((p.name, p) for p in pools)
+    reservations = store.find_reservations(namespace)
+    found = _duplicates(namespace, reservations)
+    found += _outside(namespace, reservations, by_name)
+    for pool in pools:
+        found += free_problems(store, pool, expected_free(pool))
+    found += _families(namespace, pools, by_name)
+    found += _overlaps(namespace, pools, by_name)
+    return found
+
+
+def _who(r):
+    return "pool '%s' owner '%s' key '%s'" % (r.pool, r.owner, r.key)
+
+
+def _duplicates(namespace, reservations):
+    holders = {}
+    for r in reservations:
+        holders.setdefault((r.version, r.address), []).append(r)
+    found = []
+    for (_version, _n), held in sorted(holders.items()):
+        if len(held) > 1:
+            address = held[0].address_str
+            found.append(problem(
+                DUPLICATE_HOLDER, namespace,
+                "%s is held by %d reservations in namespace '%s': %s. An address has one holder: decide which keeps "
+                "it and release the others (netpool.ipam.reservation with pool, owner, key and state: absent); a "
+                "released one gets a new address when its task runs again." % (
+                    address, len(held), namespace, '; '.join(_who(r) for r in held)) + _RERUN,
+                pools=sorted(set(r.pool for r in held)), reservations=held, addresses=[address]))
+    return found
+
+
+def _outside(namespace, reservations, by_name):
+    found = []
+    for r in reservations:
+        pool = by_name.get(r.pool)
+        if pool is None:
+            found.append(problem(
+                POOL_MISSING, namespace,
+                "The reservation of owner '%s' key '%s' holds %s in pool '%s', which does not exist in namespace "
+                "'%s'. Create the pool again with a subnet around %s, or release the reservation "
+                "(netpool.ipam.reservation with pool, owner, key and state: absent)."
+                % (r.owner, r.key, r.address_str, r.pool, namespace, r.address_str) + _RERUN,
+                pools=[r.pool], reservations=[r], addresses=[r.address_str]))
+        elif pool.subnet_of(r.version, r.address) is None:
+            found.append(problem(
+                OUTSIDE_POOL, namespace,
+                "The reservation of owner '%s' key '%s' holds %s, outside every subnet of its pool '%s' (%s). "
+                "Decide which is right: release the reservation (netpool.ipam.reservation with state: absent), or "
+                "give the pool a subnet that covers %s (netpool.ipam.pool)."
+                % (r.owner, r.key, r.address_str, pool.name, ', '.join(s.cidr for s in pool.subnets) or 'none',
+                   r.address_str) + _RERUN,
+                pools=[pool.name], reservations=[r], addresses=[r.address_str]))
+    return found
+
+
+def _spans_text(spans):
+    return [iv.format_span(v, a, b) for v, a, b in spans]
+
+
+def _by_version(spans):
+    result = {}
+    for v, a, b in spans:
+        result.setdefault(v, []).append((a, b))
+    return dict((v, iv.merge(s)) for v, s in result.items())
+
+
+def _difference(a, b):
+    """The ``(version, first, last)`` spans of ``a`` not in ``b`` (both as ``_by_version`` gives them)."""
+    return [(v, x, y) for v in sorted(a) for x, y in iv.subtract(a[v], b.get(v, []))]
+
+
+def free_problems(store, pool, expected):
+    """The free-space violations of one pool: its stored free spans against ``expected`` (derived, sorted)."""
+    ns, name = pool.namespace, pool.name
+    stored = sorted(store.free_spans(ns, name))
+    found = []
+    overlapping, reach = [], None       # reach: (version, last, span) of the span reaching furthest so far
+    for span in stored:
+        v, first, last = span
+        if reach is not None and reach[0] == v and first <= reach[1]:
+            overlapping.append((reach[2], span))
+        if reach is None or reach[0] != v or last > reach[1]:
+            reach = (v, last, span)
+    for one, other in overlapping:
+        found.append(problem(
+            FREE_OVERLAP, ns,
+            "The stored free spans %s and %s of pool '%s' overlap: an address in both could be handed out twice. "
+            "repair: true rebuilds the pool's free spans from its subnets, reservations and resting addresses."
+            % (iv.format_span(*one), iv.format_span(*other), name),
+            pools=[name], addresses=_spans_text([one, other])))
+    outside = [s for s in stored if not any(sub.covers(*s) for sub in pool.subnets)]
+    if outside:
+        found.append(problem(
+            FREE_OUTSIDE, ns,
+            "The stored free span(s) %s of pool '%s' do not lie inside one of its subnets (%s). repair: true "
+            "rebuilds the pool's free spans." % (', '.join(_spans_text(outside)), name,
+                                                  ', '.join(s.cidr for s in pool.subnets) or 'none'),
+            pools=[name], addresses=_spans_text(outside)))
+    have = _by_version([s for s in stored if s not in outside])
+    want = _by_version(expected)
+    wrongly_free = _difference(have, want)
+    not_free = _difference(want, have)
+    if wrongly_free or not_free:
+        what = []
+        if wrongly_free:
+            what.append('free but held, resting, excluded or not in a range: %s' % ', '.join(_spans_text(wrongly_free)))
+        if not_free:
+            what.append('allocatable but missing from the free spans: %s' % ', '.join(_spans_text(not_free)))
+        found.append(problem(
+            FREE_MISMATCH, ns,
+            "The free space of pool '%s' is not allocatable less held less resting addresses; %s. repair: true "
+            "rebuilds the pool's free spans." % (name, '; '.join(what)),
+            pools=[name], addresses=_spans_text(sorted(wrongly_free + not_free))))
+    return found
+
+
+def ancestors(pool, by_name):
+    """The names of the pools ``pool`` descends from, nearest first (a cycle ends the chain)."""
+    found = []
+    name = pool.parent
+    while name is not None and name not in found and name != pool.name:
+        found.append(name)
+        parent = by_name.get(name)
+        name = parent.parent if parent is not None else None
+    return found
+
+
+def _families(namespace, pools, by_name):
+    found = []
+    for pool in pools:
+        if pool.parent is None:
+            continue
+        parent = by_name.get(pool.parent)
+        if parent is None:
+            found.append(problem(
+                PARENT_MISSING, namespace,
+                "Pool '%s' is a child of '%s', which does not exist in namespace '%s'. Create '%s' again around %s, "
+                "or delete '%s' (netpool.ipam.pool with state: absent) once its reservations are released."
+                % (pool.name, pool.parent, namespace, pool.parent, ', '.join(s.cidr for s in pool.subnets),
+                   pool.name) + _RERUN,
+                pools=[pool.name, pool.parent], addresses=[s.cidr for s in pool.subnets]))
+            continue
+        for subnet in pool.subnets:
+            if not any(ps.covers(subnet.version, subnet.first, subnet.last) for ps in parent.subnets):
+                found.append(problem(
+                    CHILD_OUTSIDE, namespace,
+                    "The subnet %s of child pool '%s' is not inside a subnet of its parent '%s' (%s). Give the "
+                    "parent a subnet that covers it, or delete the child pool and carve it again."
+                    % (subnet.cidr, pool.name, parent.name, ', '.join(s.cidr for s in parent.subnets) or 'none')
+                    + _RERUN,
+                    pools=[pool.name, parent.name], addresses=[subnet.cidr]))
+    return found
+
+
+def _overlaps(namespace, pools, by_name):
+    """Overlapping subnets of two pools of which neither descends from the other (a sweep in address order)."""
+    family = dict((p.name, set(ancestors(p, by_name))) for p in pools)
+    subnets = sorted((s.version, s.first, s.last, p.name, s.cidr) for p in pools for s in p.subnets)
+    found = []
+    for i, (v, _first, last, name, cidr) in enumerate(subnets):
+        for v2, first2, _last2, name2, cidr2 in subnets[i + 1:]:
+            if v2 != v or first2 > last:
+                break
+            if name2 == name or name2 in family[name] or name in family[name2]:
+                continue
+            found.append(problem(
+                POOL_OVERLAP, namespace,
+                "The subnet %s of pool '%s' overlaps the subnet %s of pool '%s' in namespace '%s', and neither pool "
+                "is carved from the other. Decide which pool keeps the addresses: shrink or delete the other "
+                "(netpool.ipam.pool), or move one pool to another namespace."
+                % (cidr, name, cidr2, name2, namespace) + _RERUN,
+                pools=[name, name2], addresses=[cidr, cidr2]))
+    return found
