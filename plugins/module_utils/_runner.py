@@ -89,17 +89,22 @@ def service_for(params, base_dir=None, create=True):
 def with_service(params, base_dir, work):
     """``work(service)`` over the store that ``params`` name.
 
-    A local store file that does not exist yet is created only if ``work`` commits a change: it first runs
-    on the store opened not to create it (empty, in memory); if it would commit a change (``StoreAbsent``),
+    A local store file that does not exist yet (or the tables of a PostgreSQL database that has none) is
+    created only if ``work`` commits a change: it first runs on the store opened not to create it (empty,
+    in memory); if it would commit a change (``StoreAbsent``),
     the store is created and ``work`` runs again on it. So a failure (``pool_not_found`` …), a read or check
     mode never leaves a new store file behind. After ``store_unavailable`` the cached store is dropped: the
     next call opens it again.
     """
     try:
+        service = service_for(params, base_dir, create=False)
         try:
-            return work(service_for(params, base_dir, create=False))
+            return work(service)
         except StoreAbsent:
             return work(service_for(params, base_dir, create=True))
+        finally:
+            if service.store.absent:    # not kept (see service_for): its connection is closed now
+                service.store.close()
     except StoreUnavailable:
         forget(params, base_dir)
         raise

@@ -186,7 +186,7 @@ class JsonStore(Store):
                 self._state = None
             self._refuse_absent(write, commit, self._dirty)
             return
-        fd = self._lock(write)
+        fd = self._lock(write, create=write and commit)
         try:
             self._load()
             self._dirty = False
@@ -205,12 +205,19 @@ class JsonStore(Store):
                 else:
                     self._state = None
         finally:
-            os.close(fd)                # releases the flock
+            if fd is not None:
+                os.close(fd)            # releases the flock
 
-    def _lock(self, write):
+    def _lock(self, write, create=True):
+        """The lock file's descriptor, flocked (exclusive for ``write``). Without ``create`` (a read, check
+        mode) a lock file that is not there is not made, and None is returned: no writer ever ran here, and
+        a writer that starts meanwhile replaces the document in one rename, so reading it unlocked sees the
+        old document or the new one, never half of one."""
         try:
-            fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            fd = os.open(self._lock_path, os.O_RDWR | (os.O_CREAT if create else 0), 0o600)
         except OSError as e:
+            if not create and e.errno == errno.ENOENT:
+                return None
             raise StoreUnavailable('Cannot create the lock file %s: %s' % (self._lock_path, e.strerror))
         deadline = time.monotonic() + self.timeout
         delay = 0.001

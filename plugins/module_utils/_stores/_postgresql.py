@@ -8,9 +8,12 @@ This is a private module: it may change at any time.
 
 - The tables are those of the SQLite store, in the first schema of the
   connection's ``search_path`` (``options=-csearch_path%3Dipam`` in the DSN
-  picks one). They are created on first use; a ``meta`` table holds the
-  schema version, older schemas are migrated, newer ones refused with
-  ``store_version``. Text columns use the "C" collation, so rows sort as in
+  picks one). They are created by the first change (a store opened with
+  ``create=False`` - reads, check mode - creates none: a database without
+  them reads as empty, each transaction on temporary tables of its own); a
+  ``meta`` table holds the schema version, an older schema is migrated by
+  the first write that commits (reads migrate it inside their transaction
+  and roll that back), a newer one refused with ``store_version``. Text columns use the "C" collation, so rows sort as in
   SQLite and as Python sorts them, whatever the database's locale.
 - Writers do not exclude each other as a whole. ``lock_pool`` takes a
   transaction-level advisory lock on a 64-bit hash of (schema, namespace,
@@ -167,7 +170,7 @@ class PostgresqlStore(SqlStore):
     #: ``?`` query -> ``%s`` query
     _converted = {}
 
-    def __init__(self, spec, timeout=30, validate_certs=True, token=None):
+    def __init__(self, spec, timeout=30, validate_certs=True, token=None, create=True):
         self.spec = spec
         self.where = redact(spec)
         self.timeout = timeout
@@ -196,7 +199,8 @@ class PostgresqlStore(SqlStore):
             self._connect_args['application_name'] = 'netpool.ipam'
         self._conn = None
         self._connect()
-        self._migrate(SCHEMA, MIGRATIONS, 'CREATE TABLE meta (name TEXT COLLATE "C" PRIMARY KEY, value TEXT NOT NULL)')
+        self._migrate(SCHEMA, MIGRATIONS, 'CREATE TABLE meta (name TEXT COLLATE "C" PRIMARY KEY, value TEXT NOT NULL)',
+                      create=create)
 
     # -- connection -----------------------------------------------------
     def _scrub(self, text):
@@ -310,6 +314,12 @@ class PostgresqlStore(SqlStore):
             return None
         row = self._one("SELECT value FROM meta WHERE name = 'schema_version'")
         return int(row[0]) if row else None
+
+    def _wrote(self):
+        """Whether the transaction of an absent store changed anything: its tables were made empty for it."""
+        return self._one('SELECT EXISTS (SELECT 1 FROM pool) OR EXISTS (SELECT 1 FROM reservation) OR '
+                         'EXISTS (SELECT 1 FROM free_span) OR EXISTS (SELECT 1 FROM released) OR '
+                         'EXISTS (SELECT 1 FROM history)')[0]
 
     def _lock_schema(self):
         """Controllers opening a new store at once: one creates it, the others then see it."""

@@ -65,8 +65,9 @@ def passwords(spec):
 def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=None, create=True):
     """Open the store named by ``spec`` (a path, relative to ``base_dir``, or a URL).
 
-    ``create=False`` (check mode, reads): a store file that does not exist is not created; the
-    store then reads as empty and keeps nothing (``store.absent`` is true).
+    ``create=False`` (check mode, reads): a store file that does not exist is not created, nor are the
+    tables of a PostgreSQL database that has none; the store then reads as empty and keeps nothing
+    (``store.absent`` is true).
     """
     spec = spec or DEFAULT_STORE
     if not isinstance(spec, str) or not spec.strip():
@@ -82,4 +83,4 @@ def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=
         if base_dir and not os.path.isabs(path):
             path = os.path.join(base_dir, path)
         return cls(path, timeout=timeout, create=create or os.path.exists(path))
-    return cls(spec, timeout=timeout, validate_certs=validate_certs, token=token)
+    return cls(spec, timeout=timeout, validate_certs=validate_certs, token=token, create=create)

@@ -56,10 +56,27 @@ class SqlStore(Store):
         """Whether the open transaction changed anything (asked only of an ``absent`` store)."""
         raise NotImplementedError  # pragma: no cover - only a dialect that can be absent defines it
 
+    #: the schema version the store had when it was opened, when older than SCHEMA_VERSION: every
+    #: transaction first brings its schema up to date inside itself (``_catch_up``), and only a write
+    #: transaction that commits keeps that; reads and check mode roll it back (a read writes nothing)
+    _behind = None
+
+    #: ``(schema, migrations, meta)``: the DDL ``_migrate`` was given
+    _ddl = None
+
+    #: True for a store whose tables are made for each transaction and dropped at its end (an absent
+    #: PostgreSQL store, see ``_migrate``), rather than once when the store is opened
+    _scratch = False
+
     @contextlib.contextmanager
     def transaction(self, write=True, commit=True):
-        self._begin(write, commit)
+        # a transaction that changes the schema, even to roll it back, is a write transaction to the server
+        self._begin(write or self._behind is not None or self._scratch, commit)
         try:
+            if self._scratch:
+                self._create_schema(temporary=True)
+            elif self._behind is not None:
+                self._catch_up()
             yield self
         except self.driver_errors as e:
             self._rollback()
@@ -68,6 +85,7 @@ class SqlStore(Store):
             self._rollback()
             raise
         else:
+            keep = commit and (self._behind is None or write) and not self._scratch
             if self.absent:
                 try:
                     self._refuse_absent(write, commit, self._wrote())
@@ -75,10 +93,12 @@ class SqlStore(Store):
                     self._rollback()
                     raise
             try:
-                self._execute('COMMIT' if commit else 'ROLLBACK')
+                self._execute('COMMIT' if keep else 'ROLLBACK')
             except self.driver_errors as e:
                 self._rollback()
                 raise self._translate(e)
+            if keep:
+                self._behind = None
 
     # -- schema ---------------------------------------------------------
     def _schema_version(self):
@@ -88,27 +108,56 @@ class SqlStore(Store):
     def _lock_schema(self):
         """Keep other processes from creating or migrating the schema meanwhile (a write transaction may already)."""
 
-    def _migrate(self, schema, migrations, meta):
-        """Create the schema (``meta`` DDL, then ``schema``) or bring it to SCHEMA_VERSION with ``migrations``
-        (version -> statements); refuse a newer one with ``store_version``, changing nothing."""
-        latest = _base.SCHEMA_VERSION
+    def _migrate(self, schema, migrations, meta, create=True):
+        """Open the schema: refuse a newer one with ``store_version`` (or one with no migration path),
+        changing nothing. A store without tables gets them (``meta`` DDL, then ``schema``) when ``create``;
+        otherwise it is ``absent``: it reads as empty, each transaction works on tables of its own that
+        vanish at its end, and one that would commit a change raises ``StoreAbsent``. A store of an older
+        version is not migrated here: ``transaction`` brings it up to date with ``migrations`` (version ->
+        statements), kept by the first write transaction that commits (see ``_behind``)."""
+        self._ddl = (schema, migrations, meta)
         with self.transaction(write=False):
             version = self._read_version()
-        if version == latest:
+        if version == _base.SCHEMA_VERSION:
             return
         _base.check_schema_version(version, migrations, self._describe())
-        with self.transaction():
-            self._lock_schema()
-            version = self._read_version()
-            _base.check_schema_version(version, migrations, self._describe())
-            if version is None:
-                self._execute(meta)
-                for statement in schema.split(';'):
-                    if statement.strip():
-                        self._execute(statement)
-                self._execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(latest),))
-                return
-            while version < latest:
+        if version is not None:
+            self._behind = version
+        elif not create:
+            self.absent = self._scratch = True
+        else:
+            with self.transaction():
+                self._lock_schema()
+                version = self._read_version()
+                _base.check_schema_version(version, migrations, self._describe())
+                if version is None:
+                    self._create_schema()
+                elif version < _base.SCHEMA_VERSION:
+                    self._behind = version      # another process made it meanwhile, at an older version
+
+    def _create_schema(self, temporary=False):
+        """Make the tables of SCHEMA_VERSION; ``temporary``: tables of this session only (in PostgreSQL they
+        hide any of the same name, and the transaction's rollback drops them)."""
+        schema, _migrations, meta = self._ddl
+        for statement in [meta] + schema.split(';'):
+            if statement.strip():
+                if temporary:
+                    statement = statement.replace('CREATE TABLE', 'CREATE TEMPORARY TABLE', 1)
+                self._execute(statement)
+        self._execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(_base.SCHEMA_VERSION),))
+
+    def _catch_up(self):
+        """Inside a transaction: bring a schema of an older version to SCHEMA_VERSION (``transaction``
+        keeps it only if it commits a write). Another process may have done it meanwhile."""
+        _schema, migrations, _meta = self._ddl
+        self._lock_schema()
+        version = self._read_version()
+        _base.check_schema_version(version, migrations, self._describe())
+        if version is None:     # the tables were dropped since the store was opened
+            self._create_schema()
+            return
+        if version < _base.SCHEMA_VERSION:
+            while version < _base.SCHEMA_VERSION:
                 for statement in migrations[version]:
                     self._execute(statement)
                 version += 1

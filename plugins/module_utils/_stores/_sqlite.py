@@ -13,8 +13,10 @@ This is a private module: it may change at any time.
   reservation is a duplicate address later; the cost is one fsync a write.
 - A writer that waits longer than ``timeout`` seconds gives ``store_busy``.
 - The file is created 0600 (SQLite gives the -wal/-shm files the same mode).
-- A ``meta`` table holds the schema version; older schemas are migrated on
-  first use, newer ones refused with ``store_version``.
+- A ``meta`` table holds the schema version; an older schema is migrated by
+  the first write that commits (a read migrates it inside its transaction and
+  rolls that back: reading writes nothing), a newer one refused with
+  ``store_version``.
 """
 
 import os

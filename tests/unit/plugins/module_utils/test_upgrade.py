@@ -157,17 +157,29 @@ def v1_content(tmp_path, kind):
         store.close()
 
 
-def test_sqlite_v1_is_migrated_on_first_use(tmp_path, monkeypatch):
+def sqlite_version(path):
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def test_sqlite_v1_is_migrated_by_the_first_write_that_commits(tmp_path, monkeypatch):
     before = v1_content(tmp_path, 'sqlite')
     path = fixture_copy(tmp_path, 1, 'sqlite')
     pretend_version_2(monkeypatch)
-    store = open_store(path)                      # first use: migrated here, in one transaction
+    store = open_store(path)
+    assert without_version(export_state(store)) == before     # read through the migration, rolled back
+    Service(store, clock=Clock(LATER)).info(history=True)
+    assert Service(store, clock=Clock(LATER)).reserve('web', 'web4', check=True)['changed'] is True
+    assert sqlite_version(path) == '1'             # reads and check mode leave it as it was
+    assert Service(store, clock=Clock(LATER)).reserve('web', 'web9')['changed'] is True
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone() == ('2',)
     assert set(r[0] for r in conn.execute('SELECT owner_team FROM pool')) == set(['netops'])
     conn.close()
-    assert without_version(export_state(store)) == before
-    assert Service(store, clock=Clock(LATER)).reserve('web', 'web4')['reservation']['address'] == '10.0.0.10'
+    assert Service(store, clock=Clock(LATER)).reserve('web', 'web4')['reservation']['address'] == '10.0.0.11'
     store.close()
     reopened = open_store(path)                   # second use: nothing left to migrate
     assert export_state(reopened)['schema_version'] == 2
@@ -179,9 +191,12 @@ def test_sqlite_failed_migration_changes_nothing(tmp_path, monkeypatch):
     path = fixture_copy(tmp_path, 1, 'sqlite')
     pretend_version_2(monkeypatch)
     monkeypatch.setattr(_sqlite, 'MIGRATIONS', {1: ['ALTER TABLE pool ADD COLUMN team TEXT', 'THIS IS NOT SQL']})
-    with pytest.raises(IpamError) as info:
-        open_store(path)
-    assert info.value.code == 'store_unavailable' and 'syntax error' in info.value.msg
+    store = open_store(path)
+    for use in (lambda svc: svc.info(), lambda svc: svc.reserve('web', 'web4')):
+        with pytest.raises(IpamError) as info:
+            use(Service(store, clock=Clock(LATER)))
+        assert info.value.code == 'store_unavailable' and 'syntax error' in info.value.msg
+    store.close()
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone() == ('1',)
     assert 'team' not in [r[1] for r in conn.execute('PRAGMA table_info(pool)')]
