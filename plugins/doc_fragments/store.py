@@ -30,6 +30,8 @@ options:
         that a templated V({{ ipam_store | default(''\) }}) works. A list or a dict is refused with
         C(error=invalid_argument).
       - A password in the URL is never shown in results, messages or history.
+      - A libpq keyword connection string (V(host=db dbname=ipam ...)) is refused with C(error=invalid_argument):
+        write it as a URL. A file whose name starts with C(word=) is written V(./NAME).
     type: str
     default: ipam.sqlite
   store_token:
@@ -68,8 +70,10 @@ notes:
     costs.
   - "Every failure returns C(error), a stable code that playbooks can test (C(failed_when), C(until), C(rescue)):
     C(address_in_use), C(address_out_of_pool), C(address_excluded), C(pool_exhausted), C(pool_not_found),
-    C(pool_overlap), C(pool_in_use), C(invalid_argument), C(store_busy), C(store_unavailable), C(store_version)
-    (a store written by a newer netpool.ipam) or C(unsupported). A failure changes nothing in the store."
+    C(pool_overlap), C(pool_in_use), C(invalid_argument), C(store_busy), C(store_unavailable) (also a Python
+    library missing on the controller; the message gives the pip command), C(store_version) (a store written by a
+    newer netpool.ipam), C(unsupported) (what the store cannot hold) or C(internal_error) (a bug; the traceback is
+    shown with C(ANSIBLE_DISPLAY_TRACEBACK=error)). A failure changes nothing in the store."
 """
 
     PLUGIN = r"""

@@ -110,7 +110,7 @@ from ansible.errors import AnsibleError
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.lookup import LookupBase
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils import _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._options import (
     LOOKUP_OPTIONS, STORE_ENV, STORE_OPTIONS, STORE_TOKEN_ENV, option_errors)
 from ansible_collections.netpool.ipam.plugins.plugin_utils._adapter import LookupIpamError, lookup_call
@@ -190,7 +190,7 @@ class LookupModule(LookupBase):
             try:
                 self.set_options(var_options=variables, direct=direct)
             except AnsibleError as e:    # a value Ansible refuses (format='yaml', timeout='soon')
-                raise _invalid(_runner.scrub(str(e.message), _runner.secrets(direct)))
+                raise _invalid(_secrets.hide(str(e.message), _secrets.find(direct)))
             resolved = dict((name, self.get_option(name)) for name in OPTIONS)
             if cache_key is not None:
                 _RESOLVED[cache_key] = resolved
@@ -212,7 +212,9 @@ class LookupModule(LookupBase):
                     return service.reserve(pool, owner, key=key, namespace=namespace)['reservation']
                 return service.get(pool, owner, key=key, namespace=namespace)
 
-            reservation = lookup_call(params, call)
+            doing = '%s the address of owner %r (key %r) in pool %r' % (
+                'reserving' if allocate else 'looking up', owner, key, pool)
+            reservation = lookup_call(params, call, doing)
             if reservation is None:
                 raise _missing(pool, owner, key, namespace)
             if form == 'dict':

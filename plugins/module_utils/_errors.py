@@ -9,6 +9,8 @@ raise these; modules, action plugins and the lookup translate them into
 ``fail_json``/``AnsibleError`` at one place.
 """
 
+import sys
+
 
 class IpamError(Exception):
     """A failure that the user can act on. ``code`` is the SPEC's ``error``."""
@@ -81,9 +83,31 @@ class StoreVersion(IpamError):
 
 
 class Unsupported(IpamError):
+    """What a store cannot hold (a store kind not available, a feature the store cannot express)."""
     code = 'unsupported'
+
+
+class InternalError(IpamError):
+    """A bug: an exception that is not an ``IpamError``. The result carries its traceback in ``exception``
+    (shown by Ansible at -vvv), never in ``msg``."""
+    code = 'internal_error'
+
+
+def missing_library(library, needed_for, requirement=None):
+    """``store_unavailable`` for a Python library missing on the controller, saying how to install it.
+
+    ``requirement`` is what pip installs (``psycopg[binary]``), ``library`` by default.
+    """
+    requirement = requirement or library
+    if requirement != library:
+        requirement = "'%s'" % requirement      # quoted for the shell: psycopg[binary] is a glob
+    return StoreUnavailable(
+        'netpool.ipam needs the Python library %s %s, and the Python that runs it on the controller (%s) does not '
+        'have it. Install it with: %s -m pip install %s (the requirements.txt of the netpool.ipam collection pins '
+        'the version it is tested with).' % (library, needed_for, sys.executable, sys.executable, requirement),
+        library=library, python=sys.executable)
 
 
 ERRORS = dict((cls.code, cls) for cls in (
     AddressInUse, AddressOutOfPool, AddressExcluded, PoolExhausted, PoolNotFound, PoolOverlap,
-    PoolInUse, InvalidArgument, StoreBusy, StoreUnavailable, StoreVersion, Unsupported))
+    PoolInUse, InvalidArgument, StoreBusy, StoreUnavailable, StoreVersion, Unsupported, InternalError))

@@ -24,6 +24,8 @@ sized spans are as cheap as a /30.
 
 import re
 
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import missing_library
+
 try:
     import netaddr
     HAS_NETADDR = True
@@ -198,8 +200,7 @@ def first_aligned_block(obstacles, lo, hi, size):
 
 def _need_netaddr():
     if not HAS_NETADDR:
-        raise ImportError('the netpool.ipam collection requires the Python library netaddr '
-                          'on the controller (pip install netaddr): %s' % NETADDR_IMPORT_ERROR)
+        raise missing_library('netaddr', 'for every store (%s)' % NETADDR_IMPORT_ERROR)
 
 
 def _check_version(version):

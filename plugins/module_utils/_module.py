@@ -17,7 +17,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs, option_errors
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
 
 
 class IpamModule(AnsibleModule):
@@ -42,7 +42,7 @@ class IpamModule(AnsibleModule):
 
     def _hide_secrets(self):
         """A password in the store URL is not a no_log option of its own: hide it like one (``invocation``)."""
-        self.no_log_values.update(_runner.secrets(getattr(self, 'params', None) or {}))
+        self.no_log_values.update(_secrets.find(getattr(self, 'params', None) or {}))
 
     def exit_json(self, **kwargs):
         self._hide_secrets()
@@ -64,4 +64,6 @@ def run_module(name):
         result = _runner.run(name, module.params, check=module.check_mode, diff=module._diff)
     except IpamError as e:
         module.fail_json(**_runner.failure(e, module.params))
+    except Exception as e:  # pylint: disable=broad-except
+        module.fail_json(**_runner.unexpected(name, e, module.params))
     module.exit_json(**result)

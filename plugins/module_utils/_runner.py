@@ -27,17 +27,20 @@ new file behind.
 
 import multiprocessing.util
 import os
+import traceback
 
+from ansible_collections.netpool.ipam.plugins.module_utils import _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
-    IpamError, InvalidArgument, StoreAbsent, StoreUnavailable, Unsupported)
+    IpamError, InternalError, InvalidArgument, StoreAbsent, StoreUnavailable, missing_library)
+from ansible_collections.netpool.ipam.plugins.module_utils._intervals import HAS_NETADDR, NETADDR_IMPORT_ERROR
 from ansible_collections.netpool.ipam.plugins.module_utils._options import SHORTHAND, STORE_ENV
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import DEFAULT_STORE, open_store, passwords
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import DEFAULT_STORE, open_store
 
 try:
     # Imported here, at import time, so that Ansible's forked workers inherit it already imported.
     from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
     IMPORT_ERROR = None
-except ImportError as e:  # netaddr missing: fail the task with a message, not at import
+except ImportError as e:  # a library missing: fail the task with a message, not at import
     Service = None
     IMPORT_ERROR = e
 
@@ -71,9 +74,11 @@ def service_for(params, base_dir=None, create=True):
     key = _store_key(params, base_dir)
     service = _SERVICES.get(key)
     if service is None:
+        if not HAS_NETADDR:
+            raise missing_library('netaddr', 'for every store (%s)' % NETADDR_IMPORT_ERROR)
         if Service is None:
-            raise Unsupported('netpool.ipam needs the Python library netaddr on the controller (%s). '
-                              'Install it with pip install netaddr.' % IMPORT_ERROR)
+            raise missing_library(getattr(IMPORT_ERROR, 'name', None) or 'netaddr', 'for every store (%s)'
+                                  % IMPORT_ERROR)
         store = open_store(key[1], token=key[2], validate_certs=key[3], timeout=key[4], base_dir=base_dir,
                            create=create)
         service = Service(store)
@@ -128,30 +133,6 @@ def forget(params, base_dir=None):
             service.store.close()
         except Exception:  # pylint: disable=broad-except
             pass
-
-
-def secrets(params):
-    """The secret values of ``params`` (validated or raw task arguments): the store token and any
-    password in a store URL."""
-    found = passwords(params.get('store'))
-    if params.get('store_token') not in (None, ''):
-        found.append(str(params['store_token']))
-    return found
-
-
-def scrub(value, hidden):
-    """``value`` with every string in ``hidden`` replaced by ``********`` (recursively)."""
-    if not hidden:
-        return value
-    if isinstance(value, str):
-        for secret in hidden:
-            value = value.replace(secret, '********')
-        return value
-    if isinstance(value, dict):
-        return dict((k, scrub(v, hidden)) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return [scrub(v, hidden) for v in value]
-    return value
 
 
 def pool_subnets(params):
@@ -210,4 +191,39 @@ def failure(error, params):
     """The keys of a failed result for ``IpamError`` ``error``, with secrets hidden."""
     if not isinstance(error, IpamError):
         raise TypeError('failure() takes an IpamError')
-    return scrub(error.to_result(), secrets(params))
+    return _secrets.hide(error.to_result(), _secrets.find(params))
+
+
+def _doing(name, p):
+    """What module ``name`` was doing with options ``p``, for the message of a bug."""
+    state = p.get('state') or 'present'
+    if name == 'pool':
+        return '%s pool %r' % ('deleting' if state == 'absent' else 'creating or updating', p.get('name'))
+    if name == 'range':
+        return '%s ranges %s of pool %r' % ('removing' if state == 'absent' else 'adding', p.get('range'),
+                                            p.get('pool'))
+    if name == 'reservation' and state == 'absent':
+        if p.get('keep_owners') is not None:
+            return 'sweeping pool %r' % (p.get('pool'),)
+        return 'releasing the address(es) of owner %r in pool %r' % (p.get('owner'), p.get('pool'))
+    if name == 'reservation':
+        return 'reserving an address in pool %r for owner %r' % (p.get('pool'), p.get('owner'))
+    return 'reading the store'
+
+
+def unexpected(name, error, params, doing=None):
+    """The keys of a failed result for ``error``, an exception that is not an ``IpamError``: a bug.
+
+    The code is ``internal_error``; ``msg`` says what was being done and asks for a report, and the traceback is
+    in ``exception``, never in ``msg``: Ansible shows it when ``ANSIBLE_DISPLAY_TRACEBACK=error`` is set (not at
+    -vvv alone, since ansible-core 2.19). Secrets are hidden in both.
+    """
+    store = params.get('store') or os.environ.get(STORE_ENV) or DEFAULT_STORE
+    bug = InternalError(
+        'netpool.ipam.%s failed unexpectedly while %s in namespace %r of store %s (%s: %s). This is a bug in '
+        'netpool.ipam, not in your task: please report it at https://github.com/netpool/ipam/issues with the '
+        'output of the task run with -vvv and ANSIBLE_DISPLAY_TRACEBACK=error (which show the traceback).'
+        % (name, doing or _doing(name, params), params.get('namespace') or 'default', _secrets.redact(store),
+           type(error).__name__, error),
+        exception=''.join(traceback.format_exception(type(error), error, error.__traceback__)))
+    return failure(bug, params)

@@ -21,7 +21,6 @@ A relative store path is relative to the directory ``ansible-playbook`` /
 
 import importlib
 import os
-import traceback
 
 from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
@@ -29,7 +28,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs, option_errors
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
 
 # Ansible loads action and lookup plugins in the controller process and forks a worker per host and task:
 # what is imported here is imported once, not once per host. The store registry imports store modules
@@ -54,21 +53,9 @@ def validate(name, args):
     errors.extend(validation.error_messages)
     if errors:
         msg = 'netpool.ipam.%s: invalid options: %s' % (name, '; '.join(errors))
-        hidden = _runner.secrets(dict(args))
-        return None, _runner.scrub({'failed': True, 'msg': msg, 'error': 'invalid_argument'}, hidden)
+        hidden = _secrets.find(dict(args))
+        return None, _secrets.hide({'failed': True, 'msg': msg, 'error': 'invalid_argument'}, hidden)
     return validation.validated_parameters, None
-
-
-def unexpected(name, error, params=None):
-    """A failed result for an exception that is not an ``IpamError`` (a bug): no traceback in ``msg``."""
-    hidden = _runner.secrets(params or {})
-    return _runner.scrub({
-        'failed': True,
-        'error': 'unsupported',
-        'msg': 'netpool.ipam.%s failed unexpectedly (%s: %s). This is a bug in netpool.ipam: please report it '
-               'with the output of -vvv.' % (name, type(error).__name__, error),
-        'exception': traceback.format_exc(),      # shown by Ansible at -vvv only
-    }, hidden)
 
 
 class IpamAction(ActionBase):
@@ -95,22 +82,39 @@ class IpamAction(ActionBase):
             result.update(_runner.failure(e, params))
             result['failed'] = True
         except Exception as e:  # pylint: disable=broad-except
-            result.update(unexpected(self.module, e, params))
+            result.update(_runner.unexpected(self.module, e, params))
+            result['failed'] = True
         return result
 
 
 class LookupIpamError(AnsibleError):
-    """An ``AnsibleError`` carrying the SPEC ``error`` code (also at the end of its message)."""
+    """An ``AnsibleError`` carrying the SPEC ``error`` code (also at the end of its message).
+
+    Its cause (the traceback of a bug, ``InternalTraceback``) is not part of its message: Ansible shows it only
+    when asked for tracebacks.
+    """
+
+    _include_cause_message = False
 
     def __init__(self, msg, code):
         super(LookupIpamError, self).__init__('%s (error %s)' % (msg, code))
         self.error = code
 
 
-def lookup_call(params, call):
-    """Run ``call(service)`` for the lookup; ``IpamError`` becomes ``LookupIpamError``."""
+class InternalTraceback(Exception):
+    """The traceback of a bug in the lookup, secrets hidden: the cause of its ``LookupIpamError``, which
+    Ansible shows when asked for tracebacks (``ANSIBLE_DISPLAY_TRACEBACK=error``)."""
+
+
+def lookup_call(params, call, doing):
+    """Run ``call(service)`` for the lookup; ``IpamError`` becomes ``LookupIpamError``, and so does any other
+    exception (a bug: ``internal_error``, its traceback shown at -vvv)."""
     try:
         return _runner.with_service(params, base_dir(), call)
     except IpamError as e:
         failure = _runner.failure(e, params)
-        raise LookupIpamError('lookup netpool.ipam.address: %s' % failure['msg'], failure['error'])
+    except Exception as e:  # pylint: disable=broad-except
+        failure = _runner.unexpected('address lookup', e, params, doing)
+        raise LookupIpamError('lookup netpool.ipam.address: %s' % failure['msg'],
+                              failure['error']) from InternalTraceback(failure['exception'])
+    raise LookupIpamError('lookup netpool.ipam.address: %s' % failure['msg'], failure['error'])

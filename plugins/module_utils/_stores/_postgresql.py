@@ -61,8 +61,8 @@ except ImportError:  # pragma: no cover - exercised by the missing-library test
     pg_errors = None
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
-    InvalidArgument, StoreBusy, StoreUnavailable)
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import redact
+    InvalidArgument, StoreBusy, StoreUnavailable, missing_library)
+from ansible_collections.netpool.ipam.plugins.module_utils._secrets import find, hide, redact
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
 
 
@@ -98,9 +98,6 @@ def tls_mode(params, validate_certs, environ):
         return None
     return 'verify-full'
 
-
-INSTALL_HINT = ("The PostgreSQL store needs the Python library psycopg 3 on the controller, in the Python that runs "
-                "ansible-playbook: pip install 'psycopg[binary]'")
 
 SCHEMA = """
 CREATE TABLE pool (
@@ -174,13 +171,15 @@ class PostgresqlStore(SqlStore):
         self.spec = spec
         self.where = redact(spec)
         self.timeout = timeout
+        #: what no message may show: the passwords of the URL (as written and decoded) and the token
+        self._secrets = find({'store': spec, 'store_token': token})
         if psycopg is None:
-            raise StoreUnavailable('Cannot open the PostgreSQL store %s. %s' % (self.where, INSTALL_HINT))
+            raise missing_library('psycopg', 'for the PostgreSQL store %s' % self.where, 'psycopg[binary]')
         try:
             params = conninfo_to_dict(spec)
         except psycopg.Error as e:
             raise InvalidArgument('store %s is not a valid PostgreSQL URL: %s' % (self.where, self._scrub(str(e))))
-        self._secrets = [s for s in (params.get('password'), token) if s]
+        self._secrets.extend(s for s in (params.get('password'),) if s and s not in self._secrets)
         if token is not None and params.get('password'):
             raise InvalidArgument('The PostgreSQL store %s carries a password and store_token is set too. Give the '
                                   'password once: in store_token (kept out of the URL), or in the URL.' % self.where)
@@ -204,9 +203,7 @@ class PostgresqlStore(SqlStore):
 
     # -- connection -----------------------------------------------------
     def _scrub(self, text):
-        for secret in getattr(self, '_secrets', ()):
-            text = text.replace(secret, '********')
-        return text
+        return hide(text, getattr(self, '_secrets', ()))
 
     def _connect(self):
         try:

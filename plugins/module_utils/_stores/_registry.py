@@ -16,6 +16,7 @@ import os
 import re
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, Unsupported
+from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
 
 
 _PACKAGE = 'ansible_collections.netpool.ipam.plugins.module_utils._stores.'
@@ -29,6 +30,37 @@ STORES = {
 
 DEFAULT_STORE = 'ipam.sqlite'
 
+#: the keywords of a libpq connection string (PostgreSQL 17's list)
+LIBPQ_KEYWORDS = frozenset((
+    'host', 'hostaddr', 'port', 'dbname', 'user', 'password', 'passfile', 'require_auth', 'channel_binding',
+    'connect_timeout', 'client_encoding', 'options', 'application_name', 'fallback_application_name',
+    'keepalives', 'keepalives_idle', 'keepalives_interval', 'keepalives_count', 'tcp_user_timeout',
+    'replication', 'gssencmode', 'sslmode', 'requiressl', 'sslnegotiation', 'sslcompression', 'sslcert', 'sslkey',
+    'sslpassword', 'sslcertmode', 'sslrootcert', 'sslcrl', 'sslcrldir', 'sslsni', 'requirepeer',
+    'ssl_min_protocol_version', 'ssl_max_protocol_version', 'krbsrvname', 'gsslib', 'gssdelegation', 'service',
+    'target_session_attrs', 'load_balance_hosts'))
+
+#: one ``word = value`` pair of a libpq keyword connection string (a value may be single-quoted)
+_DSN_PAIR = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:'(?:[^'\\]|\\.)*'|[^\s']*)\s*")
+
+
+def dsn_keywords(spec):
+    """The libpq keywords of a store value that is a libpq keyword connection string, else ``[]``.
+
+    A value is such a string (``host=db dbname=ipam``), not a path, when the whole of it is ``word=value``
+    pairs separated by whitespace and at least one word is a libpq keyword. A path starts with ``word=`` only
+    when its first directory or its file name does: such a path is written ``./host=db`` (or as an absolute
+    path), which is never a connection string.
+    """
+    pos, words = 0, []
+    while pos < len(spec):
+        pair = _DSN_PAIR.match(spec, pos)
+        if pair is None or pair.end() == pos:
+            return []
+        words.append(pair.group(1))
+        pos = pair.end()
+    return [word for word in words if word.lower() in LIBPQ_KEYWORDS]
+
 
 def store_kind(spec):
     """The kind of store a ``store`` value names."""
@@ -41,25 +73,14 @@ def store_kind(spec):
             return 'netbox'
         raise InvalidArgument("store '%s' has an unknown scheme '%s://'. Use a file path (.sqlite or .json), "
                               "postgresql://... or netbox+https://..." % (redact(spec), name))
+    keywords = dsn_keywords(spec)
+    if keywords:
+        # the value itself is not shown: it may hold a password in a form that only libpq would read
+        raise InvalidArgument('store looks like a libpq keyword connection string (keywords %s), which netpool.ipam '
+                              'does not take: write it as a URL, postgresql://user:password@host:port/dbname (or '
+                              'give the password in store_token instead). A file whose name starts with '
+                              'word=value is written ./NAME.' % ', '.join(keywords))
     return 'json' if spec.endswith('.json') else 'sqlite'
-
-
-#: where a store URL carries a password: ``user:PASSWORD@`` and ``?password=PASSWORD``
-_PASSWORDS = (re.compile(r'(://[^/@:]*:)([^/@]*)@'), re.compile(r'([?&]password=)([^&]*)'))
-
-
-def redact(spec):
-    """The store value with any password replaced, for messages."""
-    for pattern in _PASSWORDS:
-        spec = pattern.sub(lambda m: m.group(1) + '********' + m.group(0)[len(m.group(1)) + len(m.group(2)):], spec)
-    return spec
-
-
-def passwords(spec):
-    """The passwords a store value carries (to hide them wherever they might be echoed)."""
-    if not isinstance(spec, str):
-        return []
-    return [m.group(2) for pattern in _PASSWORDS for m in pattern.finditer(spec) if m.group(2)]
 
 
 def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=None, create=True):

@@ -129,14 +129,6 @@ def test_relative_store_resolves_against_base_dir(tmp_path):
     assert (tmp_path / 'rel.sqlite').exists()
 
 
-def test_secrets_and_scrub():
-    p = {'store': 'postgresql://ipam:s3cret@db/ipam', 'store_token': 'tok'}
-    assert sorted(_runner.secrets(p)) == ['s3cret', 'tok']
-    assert _runner.scrub({'msg': 'tok and s3cret', 'l': ['s3cret'], 'n': 1}, _runner.secrets(p)) == \
-        {'msg': '******** and ********', 'l': ['********'], 'n': 1}
-    assert _runner.secrets({'store': 'ipam.sqlite'}) == []
-
-
 def test_failure_has_the_code_and_hides_secrets():
     error = PoolExhausted('no room with tok', pools=['tok'])
     assert _runner.failure(error, {'store_token': 'tok'}) == \
@@ -222,13 +214,6 @@ def test_a_process_closes_its_stores_when_it_exits(tmp_path):
     conn = sqlite3.connect(os.path.join(copy, 'ipam.sqlite'))
     assert sorted(r[0] for r in conn.execute('SELECT owner FROM reservation')) == ['h1', 'h2']
     conn.close()
-
-
-def test_secrets_cover_every_form_of_password_and_raw_arguments():
-    assert _runner.secrets({'store': 'postgresql://db/ipam?user=u&password=pw1', 'store_token': 123456}) == \
-        ['pw1', '123456']
-    assert _runner.secrets({'store': 'postgresql://u:pw2@db/ipam'}) == ['pw2']
-    assert _runner.secrets({'store': ['not', 'a', 'string']}) == []
 
 
 @pytest.mark.parametrize('timeout', [0, -5])

@@ -11,6 +11,12 @@
   action plugins, the module files and the lookup, on a PostgreSQL URL whose
   port is closed and (when a server answers) on a real PostgreSQL store
   reached with a password.
+- ``_secrets`` itself (the one module that finds and hides them): every form a
+  store value carries a password in, hidden in strings, dicts and lists.
+- A libpq keyword connection string (``host=db password=x dbname=ipam``) is
+  refused with ``invalid_argument`` by the modules and the lookup, never
+  becomes a SQLite file whose name holds the password; file paths that hold
+  ``=`` still work.
 """
 
 import json
@@ -23,10 +29,10 @@ import yaml
 
 from ansible.errors import AnsibleError
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import dsn_keywords, open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
@@ -232,3 +238,128 @@ def test_ansible_playbook_vvv_output_never_shows_a_secret(tmp_path):
             variables['good_store'] = server.url(schema, password=SECRET)   # a password in the URL: no token
             del variables['good_token']
             play(variables)
+
+
+# -- the _secrets module ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('store, found', [
+    ('postgresql://ipam:%s@db/ipam' % SECRET, [SECRET]),
+    ('postgresql://db/ipam?user=u&password=%s&sslmode=require' % SECRET, [SECRET]),
+    ('postgresql://db/ipam?sslpassword=%s' % SECRET, [SECRET]),
+    ('postgresql://ipam:p%40ss%2Fw@db/ipam', ['p%40ss%2Fw', 'p@ss/w']),     # as written, and as a driver decodes it
+    ('host=db password=%s dbname=ipam' % SECRET, [SECRET]),
+    ("host=db password = 'two words' dbname=ipam", ['two words']),
+    ('ipam.sqlite', []),
+    ('/srv/password=x/ipam.sqlite', []),
+    (['not', 'a', 'string'], []),
+    (None, []),
+])
+def test_find_every_password_of_a_store_value(store, found):
+    assert _secrets.find({'store': store}) == found
+
+
+def test_find_takes_the_token_of_raw_arguments():
+    assert _secrets.find({'store': 'postgresql://db/ipam?user=u&password=pw1', 'store_token': 123456}) == \
+        ['pw1', '123456']
+    assert _secrets.find({'store': 'postgresql://u:pw2@db/ipam', 'store_token': 'pw2'}) == ['pw2']
+    assert _secrets.find({'store_token': ''}) == [] and _secrets.find({}) == []
+    assert _secrets.find({'store_token': ['a list']}) == []     # refused as an option; nothing to hide
+
+
+def test_hide_in_strings_dicts_and_lists():
+    hidden = _secrets.find({'store': 'postgresql://ipam:s3cret@db/ipam', 'store_token': 'tok'})
+    assert sorted(hidden) == ['s3cret', 'tok']
+    value = {'msg': 'tok and s3cret', 'l': ['s3cret', ('tok',)], 'n': 1, 'none': None}
+    assert _secrets.hide(value, hidden) == \
+        {'msg': '******** and ********', 'l': ['********', ['********']], 'n': 1, 'none': None}
+    assert _secrets.hide('nothing to hide', []) == 'nothing to hide'
+    # a secret inside another is hidden whole, whatever the order they were found in
+    assert _secrets.hide('abc-secret', ['abc', 'abc-secret']) == '********'
+
+
+@pytest.mark.parametrize('store, shown', [
+    ('postgresql://ipam:s3cret@db:5432/ipam', 'postgresql://ipam:********@db:5432/ipam'),
+    ('postgresql://db/ipam?user=ipam&password=s3cret&sslmode=require',
+     'postgresql://db/ipam?user=ipam&password=********&sslmode=require'),
+    ('host=db password=s3cret dbname=ipam', 'host=db password=******** dbname=ipam'),
+    ('ipam.sqlite', 'ipam.sqlite'),
+])
+def test_redact_keeps_all_but_the_password(store, shown):
+    assert _secrets.redact(store) == shown
+
+
+def test_the_stores_hide_with_the_same_module(tmp_path):
+    """The runner's failures use ``_secrets``: what ``find`` finds is what a failure hides."""
+    error = _runner.failure(_runner.InvalidArgument('bad %s and %s' % (SECRET, TOKEN)),
+                            {'store': 'postgresql://u:%s@db/x' % SECRET, 'store_token': TOKEN})
+    assert error == {'msg': 'bad ******** and ********', 'error': 'invalid_argument'}
+
+
+# -- a libpq keyword connection string is refused -------------------------------------------------------------
+
+DSNS = [
+    'host=db password=%s dbname=ipam' % SECRET,
+    "host=db.example port=5432 user=ipam password='%s' sslmode=require" % SECRET,
+    'dbname = ipam   password=%s' % SECRET,
+    'password=%s' % SECRET,
+]
+
+
+def _refused_dsn(result):
+    assert result['failed'] and result['error'] == 'invalid_argument', result
+    assert 'libpq keyword connection string' in result['msg'] and 'postgresql://' in result['msg'], result
+    _no_secret(result)
+
+
+@pytest.mark.parametrize('dsn', DSNS)
+def test_a_keyword_dsn_is_refused_by_the_modules(dsn, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    for module, args in (('reservation', {'pool': 'web', 'owner': 'h1'}), ('info', {}),
+                         ('pool', {'name': 'web', 'cidr': '10.0.0.0/24'})):
+        _refused_dsn(run_action(module, dict(args, store=dsn)))
+        _refused_dsn(run_module(module, dict(args, store=dsn), capsys))   # invocation included
+    assert os.listdir(str(tmp_path)) == []          # no store file named after the password
+
+
+def test_a_keyword_dsn_in_the_environment_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv('NETPOOL_IPAM_STORE', DSNS[0])
+    _refused_dsn(run_action('info', {}))
+    assert os.listdir(str(tmp_path)) == []
+
+
+@pytest.mark.parametrize('dsn', DSNS)
+def test_a_keyword_dsn_is_refused_by_the_lookup(dsn, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for allocate in (False, True):
+        with pytest.raises(AnsibleError) as info:
+            run_lookup(['web'], owner='h1', store=dsn, allocate=allocate)
+        assert info.value.error == 'invalid_argument'
+        assert 'libpq keyword connection string' in str(info.value)
+        _no_secret(str(info.value), repr(info.value))
+    assert os.listdir(str(tmp_path)) == []
+
+
+@pytest.mark.parametrize('path', [
+    './host=db',                    # the way to name a file that starts with word=value
+    'a=b/ipam.sqlite',              # = in a directory name
+    'dir/host=db password=x.sqlite',
+    'colour=blue.sqlite',           # not a libpq keyword
+    'my ipam store.json',
+])
+def test_file_paths_that_hold_an_equals_sign_still_work(path, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    if os.path.dirname(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    assert dsn_keywords(path) == []
+    result = run_action('pool', {'name': 'web', 'cidr': '10.0.0.0/29', 'store': path})
+    assert result.get('failed') is not True and result['changed'], result
+    assert os.path.exists(str(tmp_path / path))
+    assert run_action('reservation', {'pool': 'web', 'owner': 'h1', 'store': path})['reservation']['address'] == \
+        '10.0.0.1'
+
+
+def test_dsn_keywords_names_the_libpq_keywords_only():
+    assert dsn_keywords('host=db colour=blue dbname=ipam') == ['host', 'dbname']
+    assert dsn_keywords('x=1 y=2') == []
+    assert dsn_keywords("host=o'brien") == []       # an unbalanced quote is no connection string

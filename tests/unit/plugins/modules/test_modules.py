@@ -52,3 +52,22 @@ def test_token_is_not_echoed(tmp_path, capsys):
     code, out = run(info, {'store': 'netbox+https://127.0.0.1:9', 'store_token': 'tok-SECRET'}, capsys)
     assert code == 1 and out['error'] == 'unsupported'
     assert 'tok-SECRET' not in json.dumps(out)
+
+
+def test_a_bug_is_an_internal_error_with_its_traceback_apart(store, capsys, monkeypatch):
+    """An exception that is not an IpamError fails the module with internal_error (not unsupported, not a
+    MODULE FAILURE): msg says what was being done, the traceback is in exception, secrets hidden in both."""
+    from ansible.module_utils._internal import _traceback
+    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+
+    def bug(*args, **kwargs):
+        raise KeyError('tok-SECRET')
+    monkeypatch.setattr(Service, 'pool', bug)
+    # as with ANSIBLE_DISPLAY_TRACEBACK=error: Ansible keeps a module's traceback only when asked to
+    monkeypatch.setattr(_traceback, '_is_traceback_enabled', lambda event: True)
+    code, out = run(pool, {'name': 'web', 'cidr': '10.0.0.0/29', 'store': store, 'store_token': 'tok-SECRET'}, capsys)
+    assert code == 1 and out['failed'] and out['error'] == 'internal_error', out
+    assert "creating or updating pool 'web'" in out['msg'] and 'KeyError' in out['msg'] and 'bug' in out['msg']
+    assert 'ANSIBLE_DISPLAY_TRACEBACK=error' in out['msg'] and 'Traceback' not in out['msg']
+    assert 'Traceback' in out['exception'] and 'KeyError' in out['exception']
+    assert 'tok-SECRET' not in json.dumps(out)

@@ -18,6 +18,8 @@ from ansible_collections.netpool.ipam.plugins.doc_fragments.store import ModuleD
 from ansible_collections.netpool.ipam.plugins.lookup import address
 from ansible_collections.netpool.ipam.plugins.lookup.address import LookupModule
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import ERRORS
+from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import action
 
@@ -54,12 +56,33 @@ def test_action_failures_have_codes(workdir):
     assert result['error'] == 'invalid_argument' and 'tok-SECRET' not in str(result)
 
 
-def test_action_unexpected_error_is_a_result(workdir, monkeypatch):
-    def boom(*args, **kwargs):
-        raise ZeroDivisionError('boom')
-    monkeypatch.setattr(_runner, 'run', boom)
-    result = action(PoolAction, {'name': 'web'}).run(task_vars={})
-    assert result['failed'] and 'ZeroDivisionError' in result['msg'] and 'Traceback' not in result['msg']
+def _bug(*args, **kwargs):
+    raise ZeroDivisionError('boom near pw-SECRET')
+
+
+def test_action_bug_message_says_what_was_done_and_keeps_the_traceback_for_vvv(workdir, monkeypatch):
+    action(PoolAction, {'name': 'web', 'cidr': '10.0.0.0/29'}).run(task_vars={})
+    monkeypatch.setattr(Service, 'reserve', _bug)
+    result = action(ReservationAction, {'pool': 'web', 'owner': 'h1', 'store_token': 'pw-SECRET'}).run(task_vars={})
+    assert result['failed'] and result['error'] == 'internal_error' and result['error'] in ERRORS, result
+    msg = result['msg']
+    assert "reserving an address in pool 'web' for owner 'h1'" in msg and 'ipam.sqlite' in msg
+    assert 'ZeroDivisionError' in msg and 'bug in netpool.ipam' in msg and 'ANSIBLE_DISPLAY_TRACEBACK=error' in msg
+    assert 'Traceback' not in msg
+    assert result['exception'].startswith('Traceback') and 'ZeroDivisionError' in result['exception']
+    assert 'pw-SECRET' not in str(result)
+
+
+def test_lookup_bug_is_an_internal_error(workdir, monkeypatch):
+    action(PoolAction, {'name': 'web', 'cidr': '10.0.0.0/29'}).run(task_vars={})
+    monkeypatch.setattr(Service, 'get', _bug)
+    with pytest.raises(_adapter.LookupIpamError) as error:
+        lookup(['web'], owner='h1', store_token='pw-SECRET')
+    assert error.value.error == 'internal_error' and '(error internal_error)' in str(error.value)
+    assert "looking up the address of owner 'h1'" in str(error.value) and 'Traceback' not in str(error.value)
+    cause = error.value.__cause__      # what Ansible shows with ANSIBLE_DISPLAY_TRACEBACK=error
+    assert 'Traceback' in str(cause) and 'ZeroDivisionError' in str(cause)
+    assert 'pw-SECRET' not in str(error.value) + str(cause)
 
 
 def test_action_async_is_refused_with_a_code(workdir):
