@@ -30,7 +30,7 @@ options:
         that a templated V({{ ipam_store | default(''\) }}) works. A list or a dict is refused with
         C(error=invalid_argument).
       - A password in the URL is never shown in results, messages or history.
-      - A libpq keyword connection string (V(host=db dbname=ipam ...)) is refused with C(error=invalid_argument):
+      - A libpq keyword connection string (V(host=db dbname=ipam ...)) is refused with C(error=invalid_argument);
         write it as a URL. A file whose name starts with C(word=) is written V(./NAME).
     type: str
     default: ipam.sqlite
