@@ -19,7 +19,7 @@ import random
 import re
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, InvalidArgument, PoolExhausted, PoolInUse,
     PoolNotFound, PoolOverlap)
@@ -171,12 +171,7 @@ class Service(object):
     @staticmethod
     def _carved(subnet, children):
         """The spans of ``subnet`` given to child pools."""
-        spans = []
-        for child in children:
-            for cs in child.subnets:
-                if cs.overlaps(subnet):
-                    spans.append((cs.first, cs.last))
-        return iv.merge(spans)
+        return _freespace.carved(subnet, children)
 
     def _allocatable(self, pool, subnet, children=None):
         if children is None:
@@ -189,23 +184,43 @@ class Service(object):
         return r.to_dict(pool.subnet_of(r.version, r.address) if pool else None)
 
     def _stats(self, pool, children=None):
-        """size/used/free/utilization of the pool and of each of its subnets."""
+        """size/used/free/utilization of the pool and of each of its subnets, as allocation sees them now: an
+        expired lease is not held (the next allocation releases it first), and its address is free if it goes
+        straight back to this pool (``_lapsed``)."""
         if children is None:
             children = self._children(pool)
         count = self.store.count_reservations
+        now = self._stamp()
         subnets, total = [], {'size': 0, 'used': 0, 'free': 0}
         for subnet in pool.subnets:
-            size = iv.count(self._allocatable(pool, subnet, children))
+            allocatable = self._allocatable(pool, subnet, children)
+            size = iv.count(allocatable)
             free = sum(b - a + 1 for _v, a, b in
                        self.store.free_spans(pool.namespace, pool.name, subnet.version, subnet.first, subnet.last))
-            used = count(pool.namespace, pool.name, version=subnet.version, first=subnet.first, last=subnet.last)
+            free += len(self._lapsed(pool, subnet, allocatable, subnet.first, subnet.last))
+            used = count(pool.namespace, pool.name, version=subnet.version, first=subnet.first, last=subnet.last) \
+                - count(pool.namespace, pool.name, version=subnet.version, first=subnet.first, last=subnet.last,
+                        expires_before=now)
             subnets.append({'size': size, 'used': used, 'free': free, 'utilization': _percent(size - free, size)})
             for k in total:
                 total[k] += subnets[-1][k]
         total['utilization'] = _percent(total['size'] - total['free'], total['size'])
         total['leased'] = count(pool.namespace, pool.name, expires_before=FOREVER)
-        total['expired'] = count(pool.namespace, pool.name, expires_before=self._stamp())
+        total['expired'] = count(pool.namespace, pool.name, expires_before=now)
         return total, subnets
+
+    def _lapsed(self, pool, subnet, allocatable, first, last):
+        """The addresses in [first, last] of ``subnet`` held by an expired lease (of any pool of the family) that
+        go straight back to ``pool``'s free space when the lease is released: allocatable here, and the
+        lease's pool has no reuse delay."""
+        found, where = [], dict(version=subnet.version, first=first, last=last, expires_before=self._stamp())
+        if not self.store.count_reservations(pool.namespace, **where):      # the usual case: counted, none built
+            return found
+        for r in self.store.find_reservations(pool.namespace, **where):
+            holder = pool if r.pool == pool.name else self.store.get_pool(r.namespace, r.pool)
+            if iv.contains(allocatable, r.address) and holder is not None and not holder.reuse_delay:
+                found.append(r.address)
+        return found
 
     def _pool_dict(self, pool, children=None, with_map=False):
         if children is None:
@@ -229,10 +244,14 @@ class Service(object):
         for first, last in subnet.ranges:
             entry = {'range': iv.format_span(version, first, last), 'map': None}
             if last - first + 1 <= MAP_LIMIT:
-                held = set(r.address for r in self.store.find_reservations(ns, version=version, first=first, last=last))
+                now = self._stamp()
+                held = set(r.address for r in self.store.find_reservations(ns, version=version, first=first, last=last)
+                           if not (r.expires_at and r.expires_at <= now))
                 covering = self.store.free_at(ns, pool.name, version, first)
+                lapsed = self._lapsed(pool, subnet, self._allocatable(pool, subnet), first, last)
                 free = iv.merge([(a, b) for _v, a, b in ([covering] if covering else [])
-                                 + self.store.free_spans(ns, pool.name, version, first, last)])
+                                 + self.store.free_spans(ns, pool.name, version, first, last)]
+                                + [(n, n) for n in lapsed])
                 entry['map'] = ''.join(
                     'X' if n in held else '.' if iv.contains(free, n) else '-' for n in range(first, last + 1))
             maps.append(entry)
@@ -240,30 +259,13 @@ class Service(object):
 
     # free space --------------------------------------------------------
     def _expected_free(self, pool, children=None):
-        """The pool's free spans as derived state: per subnet, what it may hand out (ranges less exclusions,
-        gateway and child pools) less every address held in the namespace (a parent's forced reservation
-        inside a child is held for the child too) less every address resting under a reuse delay in any
-        pool of the namespace (pools overlap only within a parent/child family, so an address resting in
-        one pool of a family is not free in any of them). Sorted ``(version, first, last)``."""
-        if children is None:
-            children = self._children(pool)
-        resting = {}
-        for other in self.store.list_pools(pool.namespace):
-            for v, n, _until in self.store.released(pool.namespace, other.name):
-                resting.setdefault(v, []).append((n, n))
-        spans = []
-        for subnet in pool.subnets:
-            held = [(r.address, r.address) for r in self.store.find_reservations(
-                pool.namespace, version=subnet.version, first=subnet.first, last=subnet.last)]
-            spans += [(subnet.version, a, b) for a, b in
-                      iv.subtract(self._allocatable(pool, subnet, children), held + resting.get(subnet.version, []))]
-        return sorted(spans)
+        """The pool's free spans as derived state (``_freespace.derive``): what its subnets may hand out less
+        every address held in the namespace and every address resting in any pool of its family."""
+        return _freespace.expected(self.store, pool)
 
     def _refresh_free(self, pool, children=None):
         """Rebuild the pool's free spans from what they derive from (after a change of its shape)."""
-        spans = self._expected_free(pool, children)
-        self.store.clear_free(pool.namespace, pool.name)
-        self.store.add_free(pool.namespace, pool.name, spans)
+        _freespace.rebuild(self.store, pool)
 
     def _others_holding(self, pool, version, n):
         """The other pools of the namespace with ``n`` in a subnet: a parent or child of ``pool``."""
@@ -336,19 +338,37 @@ class Service(object):
             self._free(pool, r.version, r.address, children)
         self._history('reservation', action, r.namespace, r.pool, old=r.to_data(), reservation=r)
 
+    def _family_of(self, pool):
+        """The pools of ``pool``'s parent/child family: its root pool and every pool below it."""
+        pools = self.store.list_pools(pool.namespace)
+        parent_of = dict((p.name, p.parent) for p in pools)
+
+        def root(name):
+            seen = set()
+            while parent_of.get(name) is not None and name not in seen:
+                seen.add(name)
+                name = parent_of[name]
+            return name
+
+        top = root(pool.name)
+        return [p for p in pools if root(p.name) == top]
+
     def _expire(self, pool):
-        """Release the pool's expired leases and end reuse delays that are over (SPEC §3.3, §3.5)."""
+        """Release the expired leases and end the reuse delays that are over, in every pool of ``pool``'s
+        family (SPEC §3.3, §3.5): an address of a parent may lie in its child, so what the child hands out
+        depends on the parent's leases and delays too. The caller holds the family's lock."""
         now = self._stamp()
-        expired = self.store.find_reservations(pool.namespace, pool.name, expires_before=now)
-        due = self.store.released(pool.namespace, pool.name, due=now)
-        if not expired and not due:
-            return
-        children = self._children(pool)
-        for r in expired:
-            self._release(r, pool, 'expire', children)
-        for v, n, _until in due:
-            self.store.remove_released(pool.namespace, pool.name, v, n)
-            self._give_back(pool, v, n, children)
+        for member in self._family_of(pool):
+            expired = self.store.find_reservations(member.namespace, member.name, expires_before=now)
+            due = self.store.released(member.namespace, member.name, due=now)
+            if not expired and not due:
+                continue
+            children = self._children(member)
+            for r in expired:
+                self._release(r, member, 'expire', children)
+            for v, n, _until in due:
+                self.store.remove_released(member.namespace, member.name, v, n)
+                self._give_back(member, v, n, children)
 
     def _pick(self, pool, subnets):
         """A free address of the first subnet that has one, by the pool's strategy."""
@@ -1029,7 +1049,9 @@ class Service(object):
                 reservations = [holder] if holder is not None and all(
                     want is None or want == have
                     for want, have in ((pool, holder.pool), (owner, holder.owner), (key, holder.key))) else []
-            result['reservations'] = [self._reservation_dict(r, by_name.get(r.pool)) for r in reservations]
+            now = self._stamp()         # an expired lease is not held: the next allocation releases it
+            result['reservations'] = [self._reservation_dict(r, by_name.get(r.pool)) for r in reservations
+                                      if not (r.expires_at and r.expires_at <= now)]
             if history:
                 result['history'] = self.store.find_history(
                     namespace, pool, owner, iv.to_str(*wanted) if wanted else None)

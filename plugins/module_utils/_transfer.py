@@ -8,10 +8,12 @@ This is a private module: it may change at any time. ``export_state`` reads
 everything through the store interface (pools, free spans, released
 addresses, reservations with their timestamps and metadata, history);
 ``import_state`` writes such a document into another store in one
-transaction, so any store can move to any other.
+transaction, so any store can move to any other. Free spans are exported
+to be seen and compared, but derived state is never trusted: an import
+rebuilds them from the subnets, reservations and resting addresses.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, StoreVersion
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION
@@ -71,18 +73,21 @@ def import_state(store, document, replace=False, check=False):
         for pool in store.list_pools():
             store.delete_pool(pool.namespace, pool.name)
         store.clear_history()
+        pools = []
         for data in document['pools']:
             data = dict(data)
-            free = [iv.parse_range(s) for s in data.pop('free', [])]
+            data.pop('free', None)      # derived: rebuilt below, never taken from the document
             released = data.pop('released', [])
             pool = Pool.from_data(data)
             store.save_pool(pool)
-            store.add_free(pool.namespace, pool.name, free)
+            pools.append(pool)
             for entry in released:
                 version, n, _last = iv.parse_range(entry['address'])
                 store.add_released(pool.namespace, pool.name, version, n, entry['until'])
         for data in document['reservations']:
             store.save_reservation(Reservation.from_data(data))
+        for pool in pools:
+            _freespace.rebuild(store, pool)
         for entry in document['history']:
             store.add_history(entry)
         return {'changed': current != _read(store), 'before': current}

@@ -28,7 +28,7 @@ import abc
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreAbsent, StoreUnavailable, StoreVersion
 
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def check_schema_version(version, migrations, store):

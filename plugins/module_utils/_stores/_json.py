@@ -32,15 +32,12 @@ import os
 import tempfile
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, StoreBusy, StoreUnavailable)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION, Store, check_schema_version
 
-
-#: schema version -> function(document) bringing it to the next version
-MIGRATIONS = {}
 
 #: what reading a hand-edited or damaged document as netpool.ipam data raises
 _DAMAGE = (KeyError, ValueError, TypeError, AttributeError)
@@ -87,8 +84,57 @@ def _check_reservation(data):
                     kind.__name__ if isinstance(kind, type) else 'string', data[field])))
 
 
+def _key(value):
+    return json.dumps(value)
+
+
+def _block(indent, items, render):
+    """A JSON object laid out one key per line (sorted), each value rendered by ``render(key, indent)``."""
+    if not items:
+        return '{}'
+    pad = ' ' * indent
+    inner = ',\n'.join('%s  %s: %s' % (pad, _key(k), render(k, indent + 2)) for k in sorted(items))
+    return '{\n%s\n%s}' % (inner, pad)
+
+
+def _list(indent, lines):
+    """A JSON list laid out one item (already serialised) per line."""
+    if not lines:
+        return '[]'
+    pad = ' ' * indent
+    return '[\n%s\n%s]' % (',\n'.join(pad + '  ' + line for line in lines), pad)
+
+
+def _duplicates(holders):
+    """``holders``: (namespace, version, address) -> [identities]. The message for those held twice."""
+    twice = sorted((k, sorted(v)) for k, v in holders.items() if len(v) > 1)
+    if not twice:
+        return None
+    lines = []
+    for (namespace, version, address), idents in twice[:10]:
+        lines.append('%s in namespace %s is held by %s' % (
+            iv.to_str(version, address), namespace,
+            ' and by '.join("pool %s owner %s key %s" % ident[1:] for ident in idents)))
+    return '; '.join(lines) + ('; and %d more' % (len(twice) - 10) if len(twice) > 10 else '')
+
+
+class _Damaged(Exception):
+    """A damaged entry of the document: ``what`` names it, ``error`` says what is wrong."""
+
+    def __init__(self, what, error):
+        super(_Damaged, self).__init__(what)
+        self.what = what
+        self.error = error
+
+
 class _State(object):
-    """The document in memory, with the indexes the store interface needs."""
+    """The document in memory, with the indexes the store interface needs.
+
+    The document (schema version 2) holds what was declared and reserved, grouped so that changes to two
+    pools never touch one line or one insertion point (two git branches that change different pools merge
+    cleanly): ``pools`` -> namespace -> pool -> {``pool``, ``released``, ``reservations`` sorted by owner and
+    key}; ``history`` -> namespace -> pool -> owner ("" for the pool's own events) -> entries, oldest first.
+    Free spans are derived when the document is read (``_freespace.derive``), never stored."""
 
     def __init__(self, document):
         self.pools = {}          # (namespace, name) -> pool data
@@ -98,19 +144,69 @@ class _State(object):
         self.reservations = {}   # (namespace, pool, owner, key) -> reservation data
         self.places = {}         # identity -> (version, address)
         self.holders = {}        # (namespace, version, address) -> identity
-        self.history = document.get('history', [])
-        self.lines = {}          # identity or history index -> the item serialised (items rarely change)
-        for data in document.get('pools', []):
-            data = dict(data)
-            ident = (data['namespace'], data['name'])
-            self.free[ident] = [iv.parse_range(s) for s in data.pop('free', [])]
-            self.released[ident] = dict(
-                (tuple(iv.parse_range(r['address'])[:2]), r['until']) for r in data.pop('released', []))
-            self.pools[ident] = data
-        for data in document.get('reservations', []):
-            _check_reservation(data)
-            address = iv.parse_address(data['address'])
-            self.put(data, address.version, int(address))
+        self.history = {}        # (namespace, pool, owner or '') -> [entry]
+        self.last_id = 0
+        self.lines = {}          # identity or (history group, index) -> the item serialised (items rarely change)
+        twice = {}
+        for namespace, pools in _items(document.get('pools', {})):
+            for name, block in _items(pools):
+                ident = (namespace, name)
+                data = dict(block['pool'])
+                if (data['namespace'], data['name']) != ident:
+                    raise ValueError('pool %s/%s is filed under %s/%s' % (data['namespace'], data['name'],
+                                                                          namespace, name))
+                self.pools[ident] = data
+                self.released[ident] = dict(
+                    (tuple(iv.parse_range(r['address'])[:2]), r['until']) for r in block.get('released', []))
+                for r in block.get('reservations', []):
+                    _check_reservation(r)
+                    if (r['namespace'], r['pool']) != ident:
+                        raise ValueError('a reservation of pool %s/%s is filed under pool %s/%s'
+                                         % (r['namespace'], r['pool'], namespace, name))
+                    address = iv.parse_address(r['address'])
+                    rid = (r['namespace'], r['pool'], r['owner'], r['key'])
+                    if rid in self.reservations:
+                        raise ValueError('pool %s/%s lists owner %s key %s twice' % rid)
+                    twice.setdefault((namespace, address.version, int(address)), []).append(rid)
+                    self.put(r, address.version, int(address))
+        self.duplicates = _duplicates(twice)
+        for namespace, pools in _items(document.get('history', {})):
+            for name, owners in _items(pools):
+                for owner, entries in _items(owners):
+                    if not isinstance(entries, list):
+                        raise ValueError('the history of %s/%s %s is not a list' % (namespace, name, owner))
+                    self.history[(namespace, name, owner)] = list(entries)
+                    for entry in entries:
+                        self.last_id = max(self.last_id, entry['id'])
+        if not self.duplicates:
+            self.derive_free()
+
+    def derive_free(self):
+        """Every pool's free spans, from its subnets, the reservations and the resting addresses."""
+        by_namespace, held, resting = {}, {}, {}
+        for (namespace, _name) in self.pools:
+            by_namespace.setdefault(namespace, [])
+        for ident in sorted(self.pools):
+            try:
+                pool = Pool.from_data(self.pools[ident])
+            except _DAMAGE as e:
+                raise _Damaged('pool %s/%s: ' % ident, e)
+            self.parsed[ident] = pool
+            by_namespace[ident[0]].append(pool)
+            for (v, n) in self.released[ident]:
+                resting.setdefault(ident[0], {}).setdefault(v, []).append(n)
+        for (namespace, v, n) in self.holders:
+            held.setdefault((namespace, v), []).append(n)
+        for addresses in held.values():
+            addresses.sort()
+
+        for namespace, pools in by_namespace.items():
+            def holding(version, first, last, namespace=namespace):
+                addresses = held.get((namespace, version), [])
+                return addresses[bisect.bisect_left(addresses, first):bisect.bisect_right(addresses, last)]
+            for pool in pools:
+                self.free[(namespace, pool.name)] = _freespace.derive(pool, pools, holding,
+                                                                      resting.get(namespace, {}))
 
     def put(self, data, version, address):
         ident = (data['namespace'], data['pool'], data['owner'], data['key'])
@@ -125,6 +221,17 @@ class _State(object):
             version, address = self.places.pop(ident)
             del self.holders[(ident[0], version, address)]
 
+    def add_history(self, entry):
+        self.last_id += 1
+        entry['id'] = self.last_id
+        self.history.setdefault((entry['namespace'], entry['pool'] or '', entry['owner'] or ''), []).append(entry)
+
+    def all_history(self):
+        """Every entry, oldest first (by time, then id: two merged branches may have given one id twice)."""
+        entries = [e for group in self.history.values() for e in group]
+        entries.sort(key=lambda e: (e['time'], e['id'], e['namespace'], e['pool'] or '', e['owner'] or ''))
+        return entries
+
     def _line(self, ident, item):
         line = self.lines.get(ident)
         if line is None:
@@ -133,28 +240,65 @@ class _State(object):
 
     def document(self):
         """The document as text: one line per pool, reservation and history entry, keys sorted."""
-        pools = []
-        for ident in sorted(self.pools):
-            data = dict(self.pools[ident])
-            data['free'] = [iv.format_span(*span) for span in self.free.get(ident, [])]
-            data['released'] = [{'address': iv.to_str(v, n), 'until': until}
-                                for (v, n), until in sorted(self.released.get(ident, {}).items())]
-            pools.append(data)
-        order = sorted(self.reservations, key=lambda i: i[:2] + self.places[i])
-        sections = [
-            ('history', [self._line(('history', i), e) for i, e in enumerate(self.history)]),
-            ('pools', [json.dumps(p, sort_keys=True) for p in pools]),
-            ('reservations', [self._line(i, self.reservations[i]) for i in order]),
-        ]
-        lines = ['{']
-        for name, items in sections:
-            lines.append('  "%s": [%s' % (name, '' if items else '],'))
-            if items:
-                lines.append(',\n'.join('    ' + item for item in items))
-                lines.append('  ],')
-        lines.append('  "schema_version": %d' % SCHEMA_VERSION)
-        lines.append('}')
-        return '\n'.join(lines) + '\n'
+        pools, history = {}, {}
+        for ident in self.pools:
+            pools.setdefault(ident[0], set()).add(ident[1])
+        for group in self.history:
+            history.setdefault(group[0], {}).setdefault(group[1], set()).add(group[2])
+        by_pool = {}
+        for ident in self.reservations:
+            by_pool.setdefault(ident[:2], []).append(ident)
+
+        def pool_block(namespace, name, indent):
+            ident = (namespace, name)
+            released = [{'address': iv.to_str(v, n), 'until': until}
+                        for (v, n), until in sorted(self.released.get(ident, {}).items())]
+            rows = [self._line(i, self.reservations[i]) for i in sorted(by_pool.get(ident, []))]
+            parts = {'pool': json.dumps(self.pools[ident], sort_keys=True), 'released': json.dumps(released),
+                     'reservations': _list(indent + 2, rows)}
+            return _block(indent, parts, lambda k, _i: parts[k])
+
+        def history_block(namespace, name, indent):
+            def entries(owner, inner):
+                group = (namespace, name, owner)
+                return _list(inner, [self._line((group, i), e) for i, e in enumerate(self.history[group])])
+            return _block(indent, history[namespace][name], entries)
+
+        text = _block(0, {'history': 0, 'pools': 0, 'schema_version': 0}, lambda k, indent: (
+            _block(indent, history, lambda ns, i: _block(i, history[ns], lambda n, j: history_block(ns, n, j)))
+            if k == 'history' else
+            _block(indent, pools, lambda ns, i: _block(i, pools[ns], lambda n, j: pool_block(ns, n, j)))
+            if k == 'pools' else str(SCHEMA_VERSION)))
+        return text + '\n'
+
+
+def _items(mapping):
+    if not isinstance(mapping, dict):
+        raise ValueError('expected an object, got %r' % (mapping,))
+    return sorted(mapping.items())
+
+
+def migrate_1(document):
+    """Schema version 1 (one list each of pools with their free spans, reservations and history) to 2:
+    grouped per pool, free spans dropped (they are derived)."""
+    pools, history = {}, {}
+    for data in document.get('pools', []):
+        data = dict(data)
+        data.pop('free', None)
+        released = data.pop('released', [])
+        pools.setdefault(data['namespace'], {})[data['name']] = {'pool': data, 'released': released,
+                                                                  'reservations': []}
+    for r in document.get('reservations', []):
+        _check_reservation(r)
+        pools[r['namespace']][r['pool']]['reservations'].append(r)
+    for entry in document.get('history', []):
+        history.setdefault(entry['namespace'], {}).setdefault(entry['pool'] or '', {}).setdefault(
+            entry['owner'] or '', []).append(entry)
+    return {'schema_version': 2, 'pools': pools, 'history': history}
+
+
+#: schema version -> function(document) bringing it to the next version
+MIGRATIONS = {1: migrate_1}
 
 
 class JsonStore(Store):
@@ -285,9 +429,19 @@ class JsonStore(Store):
             while version < SCHEMA_VERSION:
                 document = MIGRATIONS[version](document)
                 version += 1
-            return _State(document)
+            state = _State(document)
+        except _Damaged as e:
+            raise self._damaged(e.what, e.error)
         except _DAMAGE as e:
             raise self._damaged('', e)
+        if state.duplicates:
+            raise StoreUnavailable(
+                'The JSON store %s gives one address to two reservations: %s. This happens when two branches of '
+                'a git-kept plan each reserved the same free address and were merged. Nothing was changed. '
+                'Resolve it by hand: delete one of the two reservation lines from the file (the reservation you '
+                'keep stays where it is), commit, and run the playbook again: the owner whose line you deleted '
+                'is given a new free address.' % (self.path, state.duplicates))
+        return state
 
     def _damaged(self, what, error):
         """The error for a document that cannot be read as netpool.ipam data (``what``: the entry, if known)."""
@@ -507,16 +661,13 @@ class JsonStore(Store):
 
     # -- history --------------------------------------------------------
     def add_history(self, entry):
-        history = self._changed().history
-        entry = dict(entry)
-        entry['id'] = history[-1]['id'] + 1 if history else 1
-        history.append(entry)
+        self._changed().add_history(dict(entry))
 
     def find_history(self, namespace=None, pool=None, owner=None, address=None):
         wanted = (('namespace', namespace), ('pool', pool), ('owner', owner), ('address', address))
-        return [dict(e) for e in self._state.history if all(v is None or e.get(k) == v for k, v in wanted)]
+        return [dict(e) for e in self._state.all_history() if all(v is None or e.get(k) == v for k, v in wanted)]
 
     def clear_history(self):
         state = self._changed()
-        del state.history[:]
-        state.lines = dict((k, v) for k, v in state.lines.items() if k[0] != 'history')
+        state.history.clear()
+        state.lines = dict((k, v) for k, v in state.lines.items() if len(k) != 2)

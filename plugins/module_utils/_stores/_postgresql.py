@@ -63,7 +63,7 @@ except ImportError:  # pragma: no cover - exercised by the missing-library test
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     InvalidArgument, StoreBusy, StoreUnavailable, missing_library)
 from ansible_collections.netpool.ipam.plugins.module_utils._secrets import find, hide, redact
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import INDEXES_2, SqlStore
 
 
 #: Hosts whose traffic never leaves this machine.
@@ -128,10 +128,10 @@ CREATE TABLE history (
 CREATE INDEX history_pool ON history (namespace, pool);
 CREATE INDEX history_owner ON history (owner);
 CREATE INDEX history_address ON history (address)
-"""
+""" + ';\n' + ';\n'.join(INDEXES_2)
 
 #: schema version -> statements that bring a store of that version to the next
-MIGRATIONS = {}
+MIGRATIONS = {1: list(INDEXES_2)}
 
 
 def _let_go(conn):

@@ -22,6 +22,14 @@ from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, R
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import Store
 
 
+#: what schema version 2 added to version 1: the indexes of "release everything of this owner", of the resting
+#: addresses that are due, and of a pool's child pools
+INDEXES_2 = (
+    'CREATE INDEX pool_parent ON pool (namespace, parent)',
+    'CREATE INDEX reservation_owner ON reservation (namespace, owner)',
+    'CREATE INDEX released_due ON released (namespace, until)',
+)
+
 HISTORY_COLUMNS = ('time', 'namespace', 'pool', 'object', 'action', 'owner', 'key', 'address', 'old', 'new')
 
 

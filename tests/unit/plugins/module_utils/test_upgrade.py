@@ -7,9 +7,11 @@ a state of a newer version is refused with store_version and not touched.
 
 ``tests/unit/fixtures/state-v<N>.sqlite`` / ``.json`` are states written by
 schema version N (``make_state_fixtures.py`` writes those of the current
-version; older ones are kept). Only version 1 exists today, so the migration
-path is proven by pretending the current version is 2 (``SCHEMA_VERSION``
-and ``MIGRATIONS`` monkeypatched) and migrating the v1 fixtures.
+version; older ones are kept). The migration machinery itself (a failed
+migration changes nothing, a version with no path is refused) is proven by
+pretending there is a version after the current one (``SCHEMA_VERSION`` and
+``MIGRATIONS`` monkeypatched, on top of the real migrations) and migrating
+the v1 fixtures through every step.
 """
 
 import os
@@ -129,25 +131,33 @@ def test_newer_version_is_refused_and_not_touched(tmp_path, kind):
 
 # -- the migration machinery ------------------------------------------------------------------------------------
 
-def pretend_version_2(monkeypatch):
-    """Pretend this is schema version 2 (the SQL stores read it from _base, the JSON store and _transfer from their own globals)."""
+NEXT = _base.SCHEMA_VERSION + 1
+
+
+def pretend_next_version(monkeypatch):
+    """Pretend this is schema version NEXT, one step after the real ones (the SQL stores read it from _base,
+    the JSON store and _transfer from their own globals)."""
     for module in (_base, _json, _transfer):
-        monkeypatch.setattr(module, 'SCHEMA_VERSION', 2)
-    monkeypatch.setattr(_sqlite, 'MIGRATIONS', {1: [
+        monkeypatch.setattr(module, 'SCHEMA_VERSION', NEXT)
+    monkeypatch.setattr(_sqlite, 'MIGRATIONS', dict(_sqlite.MIGRATIONS))
+    monkeypatch.setitem(_sqlite.MIGRATIONS, NEXT - 1, [
         'ALTER TABLE pool ADD COLUMN owner_team TEXT',
         "UPDATE pool SET owner_team = 'netops'",
-    ]})
+    ])
 
-    def to_2(document):
+    def to_next(document):
         document = dict(document)
-        document['pools'] = [dict(pool, owner_team='netops') for pool in document.get('pools', [])]
-        document['schema_version'] = 2
+        document['pools'] = dict((ns, dict((name, dict(block, pool=dict(block['pool'], owner_team='netops')))
+                                           for name, block in pools.items()))
+                                 for ns, pools in document.get('pools', {}).items())
+        document['schema_version'] = NEXT
         return document
-    monkeypatch.setattr(_json, 'MIGRATIONS', {1: to_2})
+    monkeypatch.setattr(_json, 'MIGRATIONS', dict(_json.MIGRATIONS))
+    monkeypatch.setitem(_json.MIGRATIONS, NEXT - 1, to_next)
 
 
 def v1_content(tmp_path, kind):
-    """The v1 fixture's content, read by today's code (call before pretend_version_2)."""
+    """The v1 fixture's content, read by today's code (call before pretend_next_version)."""
     directory = tmp_path / 'v1-copy'
     directory.mkdir()
     store = open_store(fixture_copy(directory, 1, kind))
@@ -168,7 +178,7 @@ def sqlite_version(path):
 def test_sqlite_v1_is_migrated_by_the_first_write_that_commits(tmp_path, monkeypatch):
     before = v1_content(tmp_path, 'sqlite')
     path = fixture_copy(tmp_path, 1, 'sqlite')
-    pretend_version_2(monkeypatch)
+    pretend_next_version(monkeypatch)
     store = open_store(path)
     assert without_version(export_state(store)) == before     # read through the migration, rolled back
     Service(store, clock=Clock(LATER)).info(history=True)
@@ -176,21 +186,21 @@ def test_sqlite_v1_is_migrated_by_the_first_write_that_commits(tmp_path, monkeyp
     assert sqlite_version(path) == '1'             # reads and check mode leave it as it was
     assert Service(store, clock=Clock(LATER)).reserve('web', 'web9')['changed'] is True
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone() == ('2',)
+    assert conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone() == (str(NEXT),)
     assert set(r[0] for r in conn.execute('SELECT owner_team FROM pool')) == set(['netops'])
     conn.close()
     assert Service(store, clock=Clock(LATER)).reserve('web', 'web4')['reservation']['address'] == '10.0.0.11'
     store.close()
     reopened = open_store(path)                   # second use: nothing left to migrate
-    assert export_state(reopened)['schema_version'] == 2
+    assert export_state(reopened)['schema_version'] == NEXT
     assert Service(reopened, clock=Clock(LATER)).reserve('web', 'web4')['changed'] is False
     reopened.close()
 
 
 def test_sqlite_failed_migration_changes_nothing(tmp_path, monkeypatch):
     path = fixture_copy(tmp_path, 1, 'sqlite')
-    pretend_version_2(monkeypatch)
-    monkeypatch.setattr(_sqlite, 'MIGRATIONS', {1: ['ALTER TABLE pool ADD COLUMN team TEXT', 'THIS IS NOT SQL']})
+    pretend_next_version(monkeypatch)
+    monkeypatch.setitem(_sqlite.MIGRATIONS, NEXT - 1, ['ALTER TABLE pool ADD COLUMN team TEXT', 'THIS IS NOT SQL'])
     store = open_store(path)
     for use in (lambda svc: svc.info(), lambda svc: svc.reserve('web', 'web4')):
         with pytest.raises(IpamError) as info:
@@ -207,7 +217,7 @@ def test_json_v1_is_migrated_on_first_use(tmp_path, monkeypatch):
     before = v1_content(tmp_path, 'json')
     path = fixture_copy(tmp_path, 1, 'json')
     original = read(path)
-    pretend_version_2(monkeypatch)
+    pretend_next_version(monkeypatch)
     store = open_store(path)
     svc = Service(store, clock=Clock(LATER))
     assert without_version(export_state(store)) == before
@@ -215,7 +225,7 @@ def test_json_v1_is_migrated_on_first_use(tmp_path, monkeypatch):
     assert read(path) == original                 # reading migrates in memory; a git-kept file is not rewritten
     assert svc.reserve('web', 'web4')['reservation']['address'] == '10.0.0.10'
     text = read(path).decode()                    # the first write stores the migrated document
-    assert '"schema_version": 2' in text and '"owner_team": "netops"' in text
+    assert '"schema_version": %d' % NEXT in text and '"owner_team": "netops"' in text
     store.close()
     reopened = open_store(path)
     assert export_state(reopened)['reservations'] == export_state(open_store(path))['reservations']
@@ -270,7 +280,7 @@ def test_a_version_below_1_is_refused_and_not_touched(tmp_path, kind, version):
 @pytest.mark.parametrize('kind', FILE_KINDS)
 def test_a_version_with_no_migration_path_is_refused_and_not_touched(tmp_path, monkeypatch, kind):
     path = fixture_copy(tmp_path, 1, kind)
-    pretend_version_2(monkeypatch)
+    pretend_next_version(monkeypatch)
     monkeypatch.setattr(_sqlite, 'MIGRATIONS', {})
     monkeypatch.setattr(_json, 'MIGRATIONS', {})
     assert_refused_untouched(tmp_path, path, kind, 'schema_version 1', 'not one this netpool.ipam')

@@ -703,6 +703,43 @@ class ChildPoolTests(Base):
         assert svc.info()['pools'] == [] and svc.info()['reservations'] == []
 
 
+class FamilyTests(Base):
+    """Resting addresses and leases of one pool of a parent/child family count in all of them (issue 12)."""
+
+    def test_a_reuse_delay_holds_across_the_family_after_a_range_edit(self, svc, clock):
+        svc.pool('site', reuse_delay=3600, subnets=[{'cidr': '10.82.0.0/24'}])
+        svc.pool('kid', parent='site', prefix_length=29)
+        svc.reserve('site', 'router', address='10.82.0.1', force=True)
+        svc.release(owner='router')                             # rests for an hour, in the parent's books
+        svc.range('kid', '10.82.0.6', kind='excluded')          # an edit of the child rebuilds its free space
+        assert svc.reserve('kid', 'h1')['reservation']['address'] == '10.82.0.2'
+        assert svc.info(pool='kid', map=True)['pools'][0]['subnets'][0]['map'][0]['map'] == '-X...-'
+        clock.advance(3601)                                     # over: the child hands it out
+        assert svc.reserve('kid', 'h2')['reservation']['address'] == '10.82.0.1'
+
+    def test_an_expired_lease_of_the_parent_is_released_for_the_child(self, svc, clock):
+        svc.pool('site', subnets=[{'cidr': '10.83.0.0/28'}])
+        svc.pool('kid', parent='site', prefix_length=30)        # 10.83.0.0/30: .1 and .2
+        svc.reserve('site', 'probe', address='10.83.0.1', force=True, ttl=60)
+        assert svc.reserve('kid', 'h1')['reservation']['address'] == '10.83.0.2'
+        self.fails(svc, 'pool_exhausted', svc.reserve, 'kid', 'h2')
+        clock.advance(61)
+        assert svc.reserve('kid', 'h2')['reservation']['address'] == '10.83.0.1'
+        assert [e['action'] for e in svc.info(history=True)['history'] if e['owner'] == 'probe'][-1] == 'expire'
+
+    def test_info_never_reports_an_expired_lease_as_held(self, svc, web, clock):
+        svc.reserve('web', 'ci', ttl=60)
+        svc.reserve('web', 'prod')
+        clock.advance(61)
+        info = svc.info(map=True)
+        assert [r['owner'] for r in info['reservations']] == ['prod']
+        assert svc.info(owner='ci')['reservations'] == [] and svc.info(address='10.0.0.10')['reservations'] == []
+        pool = info['pools'][0]
+        assert (pool['size'], pool['used'], pool['free'], pool['expired']) == (11, 1, 10, 1)
+        assert pool['subnets'][0]['map'][0]['map'] == '.X.........'
+        assert svc.reserve('web', 'next')['reservation']['address'] == '10.0.0.10'
+
+
 class ReassignTests(Base):
 
     def test_reassign_moves_an_address_between_owners(self, svc, web):
@@ -791,8 +828,9 @@ class CountTests(Base):
                 assert store.count_reservations(**where) == len(store.find_reservations(**where)), where
             assert [store.count_reservations(**where) for where in filters] == [10, 9, 8, 1, 3, 3, 5, 3, 3, 3, 2, 0]
         dual = svc.info(pool='dual', namespace='default')['pools'][0]
-        assert [s['used'] for s in dual['subnets']] == [5, 3]
-        assert (dual['used'], dual['leased'], dual['expired']) == (8, 3, 2)
+        # the two expired leases are not held (SPEC 3.5): not used, and free again (the pool has no reuse delay)
+        assert [(s['used'], s['free']) for s in dual['subnets']] == [(3, 251), (3, 2 ** 64 - 4)]
+        assert (dual['used'], dual['leased'], dual['expired']) == (6, 3, 2)
 
 
 def _family_worker(spec, worker, count, queue):
@@ -902,7 +940,7 @@ class VerifyTests(Base):
 
 
 class StoreContract(PoolTests, RangeTests, ReserveTests, ReleaseTests, CheckModeTests, HistoryTests, LeaseTests,
-                    ReuseDelayTests, SweepTests, ChildPoolTests, ReassignTests, MapTests, CountTests,
+                    ReuseDelayTests, SweepTests, ChildPoolTests, FamilyTests, ReassignTests, MapTests, CountTests,
                     ConcurrencyTests, VerifyTests):
     """Every rule of the SPEC that a store must uphold. Inherit it; provide the ``spec`` fixture."""
 

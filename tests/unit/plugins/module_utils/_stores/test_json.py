@@ -44,17 +44,20 @@ def svc(path):
 def test_document_is_readable_sorted_and_private(svc, path):
     text = open(path).read()
     document = json.loads(text)
-    assert document['schema_version'] == 1
+    assert document['schema_version'] == 2
     lines = text.splitlines()
-    assert lines[0] == '{' and lines[-1] == '}' and lines[-2] == '  "schema_version": 1'
-    assert [line for line in lines if line.startswith('  "')] == [
-        '  "history": [', '  "pools": [', '  "reservations": [', '  "schema_version": 1']
-    items = [json.loads(line.strip().rstrip(',')) for line in lines if line.startswith('    ')]
-    assert items == document['history'] + document['pools'] + document['reservations']
-    assert all(line.strip().rstrip(',') == json.dumps(json.loads(line.strip().rstrip(',')), sort_keys=True)
-               for line in lines if line.startswith('    '))
-    assert [r['owner'] for r in document['reservations']] == ['h2', 'h1']   # by address
-    assert document['pools'][0]['free'] == ['10.0.0.12-10.0.0.20']
+    assert lines[0] == '{' and lines[-1] == '}' and lines[-2] == '  "schema_version": 2'
+    assert [line for line in lines if line.startswith('  "')] == ['  "history": {', '  "pools": {', '  "schema_version": 2']
+    web = document['pools']['default']['web']
+    assert sorted(web) == ['pool', 'released', 'reservations']
+    assert [r['owner'] for r in web['reservations']] == ['h1', 'h2']   # by owner and key
+    assert sorted(document['history']['default']['web']) == ['', 'h1', 'h2']
+    # one item per line, keys sorted; nothing derived is kept (free spans are computed when the file is read)
+    items = [line.strip().rstrip(',') for line in lines if line.strip().startswith(('{"', '"pool": {'))]
+    assert len(items) == 3 + 1 + 2      # history entries, the pool, its reservations
+    items = [line.split(': ', 1)[1] if line.startswith('"pool"') else line for line in items]
+    assert all(item == json.dumps(json.loads(item), sort_keys=True) for item in items)
+    assert 'free' not in text
     assert file_mode(path) == 0o600 and file_mode(path + '.lock') == 0o600
     assert sorted(os.listdir(os.path.dirname(path))) == ['ipam.json', 'ipam.json.lock']
 
@@ -80,7 +83,7 @@ def test_a_failure_leaves_the_file_byte_for_byte(svc, path):
 
 def test_newer_schema_is_refused_and_untouched(path):
     with open(path, 'w') as f:
-        json.dump({'schema_version': 2, 'pools': []}, f)
+        json.dump({'schema_version': 3, 'pools': {}}, f)
     before = open(path, 'rb').read()
     with pytest.raises(IpamError) as info:
         Service(open_store(path)).info()

@@ -110,7 +110,7 @@ def test_tables_are_created_once_with_a_schema_version(spec, schema):
                                              (schema[1],))]
         version = conn.execute('SELECT value FROM %s.meta' % schema[1]).fetchall()
     assert tables == ['free_span', 'history', 'meta', 'pool', 'released', 'reservation']
-    assert version == [('1',)]
+    assert version == [('2',)]
     open_store(spec).close()   # a second open finds the schema and leaves it
 
 

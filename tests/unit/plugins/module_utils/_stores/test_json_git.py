@@ -1,0 +1,122 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""A JSON plan kept in git: two clones reserve on two branches and are merged with the real ``git merge``.
+
+- Changes to different pools merge cleanly (nothing they both touch shares a line or an insertion point),
+  and the merged plan loads and allocates as if both changes had been made one after the other.
+- A merge that gives one address to two owners (both branches took the same first free address) is
+  refused with ``store_unavailable`` naming both holders, and nothing is written; deleting one of the two
+  lines and rerunning gives that owner a new address.
+"""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+
+GIT = shutil.which('git')
+pytestmark = pytest.mark.skipif(GIT is None, reason='git is not installed on this machine')
+
+
+def git(cwd, *args):
+    env = dict(os.environ, GIT_AUTHOR_NAME='t', GIT_AUTHOR_EMAIL='t@example.com', GIT_COMMITTER_NAME='t',
+               GIT_COMMITTER_EMAIL='t@example.com', GIT_CONFIG_NOSYSTEM='1', HOME=str(cwd))
+    return subprocess.run([GIT] + list(args), cwd=str(cwd), env=env, check=False, capture_output=True, text=True)
+
+
+def ok(cwd, *args):
+    done = git(cwd, *args)
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done.stdout
+
+
+def svc(clone):
+    return Service(open_store(str(clone / 'plan.json')))
+
+
+@pytest.fixture
+def origin(tmp_path):
+    """A plan with two pools and a few reservations, committed, cloned twice (``a`` and ``b``)."""
+    base = tmp_path / 'origin'
+    base.mkdir()
+    ok(base, 'init', '-q', '-b', 'main')
+    (base / '.gitignore').write_text('*.lock\n')
+    s = svc(base)
+    s.pool('web', subnets=[{'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'ranges': ['10.0.0.10-10.0.0.50']}])
+    s.pool('db', subnets=[{'cidr': '10.0.1.0/24'}])
+    for owner in ('web-m', 'web-z'):
+        s.reserve('web', owner)
+    s.reserve('db', 'db-m')
+    s.store.close()
+    ok(base, 'add', '-A')
+    ok(base, 'commit', '-qm', 'plan')
+    for name in ('a', 'b'):
+        ok(tmp_path, 'clone', '-q', str(base), name)
+    return tmp_path
+
+
+def merge(tmp_path):
+    """Commit each clone's change, bring b's branch into a and merge it there; the merge's return code."""
+    for name in ('a', 'b'):
+        ok(tmp_path / name, 'commit', '-qam', 'change in %s' % name)
+    ok(tmp_path / 'a', 'fetch', '-q', str(tmp_path / 'b'), 'main:theirs')
+    return git(tmp_path / 'a', 'merge', '--no-edit', 'theirs')
+
+
+def test_changes_to_different_pools_merge_cleanly_and_allocate_correctly(origin):
+    a = svc(origin / 'a')
+    assert a.reserve('web', 'web-a')['reservation']['address'] == '10.0.0.12'
+    a.release(pool='web', owner='web-m')
+    a.store.close()
+    b = svc(origin / 'b')
+    assert b.reserve('db', 'db-b')['reservation']['address'] == '10.0.1.2'
+    b.pool('db', description='databases')
+    b.store.close()
+    done = merge(origin)
+    assert done.returncode == 0, done.stdout + done.stderr
+    merged = svc(origin / 'a')
+    held = dict((r['owner'], r['address']) for r in merged.info()['reservations'])
+    assert held == {'web-a': '10.0.0.12', 'web-z': '10.0.0.11', 'db-m': '10.0.1.1', 'db-b': '10.0.1.2'}
+    # free space is derived from the merged content: 10.0.0.10 (released on a) is free again, 10.0.1.3 next
+    assert merged.reserve('web', 'web-n')['reservation']['address'] == '10.0.0.10'
+    assert merged.reserve('web', 'web-o')['reservation']['address'] == '10.0.0.13'
+    assert merged.reserve('db', 'db-n')['reservation']['address'] == '10.0.1.3'
+    assert merged.info(pool='db')['pools'][0]['description'] == 'databases'
+    # history from both branches, in time order
+    actions = [(e['owner'], e['action']) for e in merged.info(history=True)['history'] if e['owner']]
+    assert ('web-a', 'reserve') in actions and ('db-b', 'reserve') in actions and ('web-m', 'release') in actions
+
+
+def test_a_merge_giving_one_address_to_two_owners_is_refused_naming_both(origin):
+    for name, owner in (('a', 'web-b'), ('b', 'web-n')):    # web-b sorts before web-m, web-n after it
+        s = svc(origin / name)
+        assert s.reserve('web', owner)['reservation']['address'] == '10.0.0.12'
+        s.store.close()
+    done = merge(origin)
+    assert done.returncode == 0, done.stdout + done.stderr      # git sees no conflict: the lines differ
+    path = origin / 'a' / 'plan.json'
+    before = path.read_bytes()
+    for call in (lambda s: s.info(), lambda s: s.reserve('web', 'web-c'), lambda s: s.release(owner='web-b'),
+                 lambda s: s.reserve('web', 'web-b')):
+        with pytest.raises(IpamError) as info:
+            call(svc(origin / 'a'))
+        error = info.value
+        assert error.code == 'store_unavailable'
+        assert '10.0.0.12' in error.msg and 'owner web-b' in error.msg and 'owner web-n' in error.msg, error.msg
+        assert 'delete one of the two reservation lines' in error.msg
+        assert path.read_bytes() == before
+    # resolving it as the message says: delete web-n's line, rerun; web-n gets the next free address
+    lines = before.decode().splitlines(True)
+    kept = [line for line in lines if '"owner": "web-n", "pool": "web"' not in line or '"action"' in line]
+    assert len(kept) == len(lines) - 1
+    path.write_text(''.join(kept))
+    s = svc(origin / 'a')
+    assert s.reserve('web', 'web-b')['changed'] is False
+    assert s.reserve('web', 'web-n')['reservation']['address'] == '10.0.0.13'
