@@ -168,8 +168,8 @@ def free_problems(store, pool, expected):
         found.append(problem(
             FREE_OUTSIDE, ns,
             "The stored free span(s) %s of pool '%s' do not lie inside one of its subnets (%s). repair: true "
-            "rebuilds the pool's free spans." % (', '.join(_spans_text(outside)), name,
-                                                  ', '.join(s.cidr for s in pool.subnets) or 'none'),
+            "rebuilds the pool's free spans." % (
+                ', '.join(_spans_text(outside)), name, ', '.join(s.cidr for s in pool.subnets) or 'none'),
             pools=[name], addresses=_spans_text(outside)))
     have = _by_version([s for s in stored if s not in outside])
     want = _by_version(expected)

@@ -286,8 +286,8 @@ def migrate_1(document):
         data = dict(data)
         data.pop('free', None)
         released = data.pop('released', [])
-        pools.setdefault(data['namespace'], {})[data['name']] = {'pool': data, 'released': released,
-                                                                  'reservations': []}
+        block = {'pool': data, 'released': released, 'reservations': []}
+        pools.setdefault(data['namespace'], {})[data['name']] = block
     for r in document.get('reservations', []):
         _check_reservation(r)
         pools[r['namespace']][r['pool']]['reservations'].append(r)

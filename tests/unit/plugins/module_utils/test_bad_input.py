@@ -324,8 +324,8 @@ def test_slash_128_and_slash_32_edges(seeded):
 def test_the_table_is_big_and_covers_every_input_code():
     codes = set(p.values[3] for p in SERVICE_CASES)
     assert len(SERVICE_CASES) >= 50
-    assert codes >= set(ERRORS) - set(['store_busy', 'store_unavailable', 'store_version', 'unsupported',
-                                         'internal_error'])
+    assert codes >= set(ERRORS) - set(
+        ['store_busy', 'store_unavailable', 'store_version', 'unsupported', 'internal_error'])
 
 
 # -- the module argument layer: the action plugin and the module file ------------------------------------------

@@ -51,8 +51,8 @@ def database():
         try:
             p = conninfo_to_dict(server.SERVER)
             auth = p.get('user', '') + (':' + p['password'] if p.get('password') else '')
-            url = 'postgresql://%s%s:%s/%s' % (auth + '@' if auth else '', p.get('host', '127.0.0.1'),
-                                                p.get('port', '5432'), name)
+            url = 'postgresql://%s%s:%s/%s' % (
+                auth + '@' if auth else '', p.get('host', '127.0.0.1'), p.get('port', '5432'), name)
             with psycopg.connect(url, autocommit=True) as db:
                 yield url, db
         finally:

@@ -5,9 +5,10 @@
 """A stateful fuzz test: random operations on small pools, against a small reference model.
 
 Hypothesis drives ``Service`` with random pool creations and deletions,
-range and exclusion edits, dynamic and static reservations (moves, reassigns,
-forced), releases and sweeps, leases and clock advances, on pools with and
-without a reuse delay, in two namespaces. A reference model written with
+child pools carved from any pool (grandchildren too), range and exclusion
+edits, dynamic and static reservations (moves, reassigns, forced addresses of
+a parent inside its child), releases and sweeps, leases and clock advances,
+on pools with and without a reuse delay, in two namespaces. A reference model written with
 ``ipaddress`` and Python sets (nothing from the collection) predicts every
 outcome: the error code, or the address (``first`` strategy: exactly;
 ``random``: one of the free ones) and ``changed``.
@@ -15,41 +16,48 @@ outcome: the error code, or the address (``first`` strategy: exactly;
 After every step, from ``export_state`` alone:
 - no address is held twice in a namespace;
 - every held address is inside a subnet of its pool;
-- each pool's free spans are exactly allocatable - held - waiting out the reuse delay;
-- the reservations are the model's (address and expiry).
+- each pool's free spans are exactly allocatable (less its child pools) - held
+  in the namespace - waiting out a reuse delay in any pool of the namespace;
+- the reservations are the model's (address and expiry);
+- ``Service.verify`` finds nothing (``info verify``: the SPEC §5 invariants).
 Every successful reserve is run again at once: same address, ``changed: false``.
 A dynamically taken address is checked against the model at the time it is
 taken: in a range, not excluded, not the gateway, not held, not waiting.
 
-Runs on SQLite and JSON; about 20 s on two cores (see ``SETTINGS``).
+Runs on SQLite, JSON and PostgreSQL (fewer examples there: ``PG_SETTINGS``).
 """
 
 import copy
 import ipaddress
+import random
 import shutil
 import tempfile
 import time
 
 from hypothesis import HealthCheck, settings, strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import Clock
 
-SETTINGS = settings(max_examples=75, stateful_step_count=40, deadline=None,
+SETTINGS = settings(max_examples=300, stateful_step_count=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 NAMESPACES = ('default', 'lab')
 POOLS = ('a', 'b', 'c')
+CHILDREN = ('k1', 'k2', 'k3')
+PREFIXES = (29, 30, 31, 32, 125, 126, 127)
 OWNERS = ('h1', 'h2', 'h3', 'h4')
 KEYS = ('default', 'eth1')
 #: small subnets; some overlap on purpose (pool_overlap, and invalid_argument inside one pool)
 SUBNETS = ('10.0.0.0/29', '10.0.0.8/29', '10.0.0.0/28', '10.0.1.0/30', '10.0.1.4/31', '10.0.1.6/32',
            '2001:db8::/125', '2001:db8::8/126', '2001:db8::/124')
+PG_SETTINGS = settings(SETTINGS, max_examples=60, stateful_step_count=30)
 TTLS = (None, None, 30, 90)
 
 
@@ -111,10 +119,11 @@ class Sub(object):
 
 class PoolModel(object):
 
-    def __init__(self, subnets, strategy, delay):
+    def __init__(self, subnets, strategy, delay, parent=None):
         self.subnets = subnets
         self.strategy = strategy
         self.delay = delay
+        self.parent = parent
 
     def subnet_of(self, vn):
         return next((s for s in self.subnets if vn in s), None)
@@ -135,11 +144,14 @@ class IpamMachine(RuleBasedStateMachine):
         super(IpamMachine, self).__init__()
         self.dir = tempfile.mkdtemp(prefix='netpool-fsm-')
         self.clock = Clock(1795000000.0)
-        self.store = open_store('%s/ipam.%s' % (self.dir, self.kind))
-        self.svc = Service(self.store, clock=self.clock)
+        self.store = self._open()
+        self.svc = Service(self.store, clock=self.clock, rng=random.Random(20261122))  # replayable draws
         self.pools = {}         # (ns, name) -> PoolModel
         self.res = {}           # (ns, pool, owner, key) -> {'vn': (v, n), 'expires': int or None}
         self.waiting = {}       # (ns, pool) -> {(v, n): until}
+
+    def _open(self):
+        return open_store('%s/ipam.%s' % (self.dir, self.kind))
 
     def teardown(self):
         self.store.close()
@@ -162,22 +174,47 @@ class IpamMachine(RuleBasedStateMachine):
         if pool is not None and pool.delay:
             self.waiting.setdefault(ident[:2], {})[r['vn']] = self.now + pool.delay
 
+    def _root(self, ns, name):
+        while self.pools[(ns, name)].parent is not None:
+            name = self.pools[(ns, name)].parent
+        return name
+
+    def _family(self, ns, name):
+        root = self._root(ns, name)
+        return sorted(n for (o, n) in self.pools if o == ns and self._root(ns, n) == root)
+
+    def _children(self, ns, name):
+        return sorted(n for (o, n), p in self.pools.items() if o == ns and p.parent == name)
+
     def _expire(self, ns, name):
-        for ident in sorted(self.res):
-            r = self.res[ident]
-            if ident[:2] == (ns, name) and r['expires'] is not None and r['expires'] <= self.now:
-                self._release(ident)
-        waiting = self.waiting.get((ns, name), {})
-        for vn in [vn for vn, until in waiting.items() if until <= self.now]:
-            del waiting[vn]
+        """Leases run out and reuse delays end across the whole family of the pool."""
+        for member in self._family(ns, name):
+            for ident in sorted(self.res):
+                r = self.res[ident]
+                if ident[:2] == (ns, member) and r['expires'] is not None and r['expires'] <= self.now:
+                    self._release(ident)
+            waiting = self.waiting.get((ns, member), {})
+            for vn in [vn for vn, until in waiting.items() if until <= self.now]:
+                del waiting[vn]
 
     def _held(self, ns, name):
         return set(r['vn'] for ident, r in self.res.items() if ident[:2] == (ns, name))
 
+    def _held_in(self, ns):
+        return set(r['vn'] for ident, r in self.res.items() if ident[0] == ns)
+
+    def _waiting_in(self, ns):
+        return set(vn for (o, _n), waiting in self.waiting.items() if o == ns for vn in waiting)
+
+    def _carved(self, ns, name, sub):
+        """The addresses of ``sub`` given to the pool's child pools."""
+        return set(n for child in self._children(ns, name) for cs in self.pools[(ns, child)].subnets
+                   if cs.version == sub.version for n in range(max(cs.first, sub.first), min(cs.last, sub.last) + 1))
+
     def _free(self, ns, name, sub):
-        held = self._held(ns, name)
-        waiting = self.waiting.get((ns, name), {})
-        return set(n for n in sub.allocatable() if (sub.version, n) not in held and (sub.version, n) not in waiting)
+        held, waiting = self._held_in(ns), self._waiting_in(ns)
+        return set(n for n in sub.allocatable() - self._carved(ns, name, sub)
+                   if (sub.version, n) not in held and (sub.version, n) not in waiting)
 
     def _model_reserve(self, ns, name, owner, key, wanted, family, ttl, force, reassign):
         """(address set it may get, changed) or raise Expect. Updates the model."""
@@ -226,7 +263,7 @@ class IpamMachine(RuleBasedStateMachine):
                 holder = next((i for i, r in self.res.items() if i[0] == ns and r['vn'] == wanted), None)
                 if holder is not None and not reassign:
                     raise Expect('address_in_use')
-                if not force and sub.excluded(wanted[1]):
+                if not force and (sub.excluded(wanted[1]) or wanted[1] in self._carved(ns, name, sub)):
                     raise Expect('address_excluded')
         return options, cur
 
@@ -244,7 +281,9 @@ class IpamMachine(RuleBasedStateMachine):
             del self.res[ident]
             if pool.delay:
                 self.waiting.setdefault((ns, name), {})[cur['vn']] = self.now + pool.delay
-        self.waiting.get((ns, name), {}).pop(vn, None)
+        for (o, _n), waiting in self.waiting.items():
+            if o == ns:
+                waiting.pop(vn, None)
         self.res[ident] = {'vn': vn, 'expires': expires}
         return True
 
@@ -303,15 +342,57 @@ class IpamMachine(RuleBasedStateMachine):
         if not self.pools:
             return
         ns, name = data.draw(st.sampled_from(sorted(self.pools)))
+        gone, todo = [], [name]
+        while todo:
+            gone.append(todo.pop())
+            todo += self._children(ns, gone[-1])
         held = [i for i in self.res if i[:2] == (ns, name)]
-        expected = 'pool_in_use' if held and not force else None
+        expected = 'pool_in_use' if (held or self._children(ns, name)) and not force else None
         result = self._call(expected, 'pool', name, namespace=ns, state='absent', force=force)
         if result is not None:
             assert result['changed'] is True
-            for ident in held:
+            for ident in [i for i in self.res if i[0] == ns and i[1] in gone]:
                 del self.res[ident]
-            del self.pools[(ns, name)]
-            self.waiting.pop((ns, name), None)
+            for member in gone:
+                del self.pools[(ns, member)]
+                self.waiting.pop((ns, member), None)
+
+    @rule(data=st.data(), name=st.sampled_from(CHILDREN), prefix=st.sampled_from(PREFIXES),
+          delay=st.sampled_from((0, 60)))
+    def create_child(self, data, name, prefix, delay):
+        """A child pool carved out of any pool: the first free aligned /prefix of its subnets, clear of its
+        other children, of its own reservations and of its own addresses resting under a reuse delay."""
+        if not self.pools:
+            return
+        ns, parent = data.draw(st.sampled_from(sorted(self.pools)))
+        if (ns, name) in self.pools:
+            return
+        fits = [s for s in self.pools[(ns, parent)].subnets if s.prefix <= prefix <= (32 if s.version == 4 else 128)]
+        obstacles = self._held(ns, parent) | set(self.waiting.get((ns, parent), {}))
+        block = expected = None
+        for sub in fits:
+            taken = self._carved(ns, parent, sub) | set(n for v, n in obstacles if v == sub.version)
+            size = 1 << ((32 if sub.version == 4 else 128) - prefix)
+            block = next(((sub, start) for start in range(sub.first, sub.last + 1, size)
+                          if not any(start <= n < start + size for n in taken)), None)
+            if block:
+                break
+        if not fits:
+            expected = 'invalid_argument'
+        elif block is None:
+            expected = 'pool_exhausted'
+        result = self._call(expected, 'pool', name, namespace=ns, parent=parent, prefix_length=prefix,
+                            reuse_delay=delay)
+        if result is None:
+            return
+        psub, start = block
+        child = Sub('%s/%d' % (_addr(psub.version, start), prefix))
+        child.exclude = set(n for n in psub.exclude | set([psub.gateway]) if n is not None and n in range(
+            child.first, child.last + 1))
+        assert result['pool']['subnets'][0]['cidr'] == child.cidr
+        assert set().union(*[_span(x)[1] for x in result['pool']['subnets'][0]['exclude']]) == child.exclude
+        self.pools[(ns, name)] = PoolModel([child], 'first', delay, parent)
+        assert self.svc.pool(name, namespace=ns, parent=parent, prefix_length=prefix)['changed'] is False
 
     @rule(data=st.data(), kind=st.sampled_from(('allocatable', 'excluded')), state=st.sampled_from(('present', 'absent')),
           outside=st.integers(0, 9))
@@ -364,6 +445,18 @@ class IpamMachine(RuleBasedStateMachine):
             wanted = (sub.version, data.draw(st.integers(sub.first, sub.last)))
         self._reserve(ns, name, owner, key, wanted, None, ttl, force, reassign)
 
+    @rule(data=st.data(), owner=st.sampled_from(OWNERS), ttl=st.sampled_from(TTLS))
+    def force_into_child(self, data, owner, ttl):
+        """A parent's forced address inside one of its child pools (a router, a VIP): the case where one
+        address is the business of two pools, and where a reuse delay or a lease must hold across both."""
+        parents = sorted(k for k in self.pools if self._children(*k))
+        if not parents:
+            return
+        ns, name = data.draw(st.sampled_from(parents))
+        child = self.pools[(ns, data.draw(st.sampled_from(self._children(ns, name))))].subnets[0]
+        wanted = (child.version, data.draw(st.integers(child.first, child.last)))
+        self._reserve(ns, name, owner, 'default', wanted, None, ttl, True, False)
+
     def _reserve(self, ns, name, owner, key, wanted, family, ttl, force, reassign):
         ident = (ns, name, owner, key)
         kwargs = dict(key=key, namespace=ns, ttl=ttl, force=force, reassign=reassign,
@@ -384,7 +477,8 @@ class IpamMachine(RuleBasedStateMachine):
             if wanted is None and cur is None:
                 sub = self.pools[(ns, name)].subnet_of(vn)
                 assert vn[1] in sub.allocatable() and not sub.excluded(vn[1]) and vn[1] != sub.gateway
-                assert vn not in self._held(ns, name) and vn not in self.waiting.get((ns, name), {})
+                assert vn not in self._held_in(ns) and vn not in self._waiting_in(ns)
+                assert vn[1] not in self._carved(ns, name, sub)
             changed = self._commit_reserve(ident, vn, cur, ttl, wanted is not None)
         assert result['changed'] is changed, (result, changed)
         if ttl is None and wanted is None:
@@ -443,9 +537,16 @@ class IpamMachine(RuleBasedStateMachine):
         want = dict((i, {'vn': r['vn'], 'expires': _stamp(r['expires'])}) for i, r in self.res.items())
         assert got == want
         for (ns, name), pool in pools.items():
-            in_pool = set(k[1:] for k, ident in held.items() if ident[:2] == (ns, name))
             waiting = set(_parse(w['address']) for w in pool['released'])
             assert waiting == set(self.waiting.get((ns, name), {}))
+            held_in = set(k[1:] for k in held if k[0] == ns)
+            waiting_in = set(_parse(w['address']) for p in pools.values() if p['namespace'] == ns for w in p['released'])
+            children = [p for p in pools.values() if p['namespace'] == ns and p['parent'] == name]
+            carved = set()
+            for child in children:
+                for s in child['subnets']:
+                    sub = Sub(s['cidr'])
+                    carved |= set((sub.version, n) for n in range(sub.first, sub.last + 1))
             expected = set()
             for s in pool['subnets']:
                 sub = Sub(s['cidr'])
@@ -453,12 +554,13 @@ class IpamMachine(RuleBasedStateMachine):
                 exclude = set().union(*[_span(x)[1] for x in s['exclude']])
                 gateway = _parse(s['gateway'])[1] if s['gateway'] else None
                 expected |= set((sub.version, n) for n in ranges - exclude - set([gateway]))
-            expected -= in_pool | waiting
+            expected -= held_in | waiting_in | carved
             free = set()
             for span in pool['free']:
                 v, ns_ = _span(span)
                 free |= set((v, n) for n in ns_)
             assert free == expected, (name, sorted(free ^ expected))
+        assert self.svc.verify() == {'changed': False, 'problems': [], 'repaired': []}
 
 
 class SqliteMachine(IpamMachine):
@@ -467,6 +569,26 @@ class SqliteMachine(IpamMachine):
 
 class JsonMachine(IpamMachine):
     kind = 'json'
+
+
+class PostgresqlMachine(IpamMachine):
+    """The same on PostgreSQL, each run in a schema of its own, dropped at its end."""
+
+    def _open(self):
+        self._schema = postgresql_server.fresh_schema('fsm')
+        spec = self._schema.__enter__()[0]    # pylint: disable=unnecessary-dunder-call
+        return open_store(spec)
+
+    def teardown(self):
+        try:
+            super(PostgresqlMachine, self).teardown()
+        finally:
+            self._schema.__exit__(None, None, None)
+
+
+def test_postgresql_state_machine():
+    postgresql_server.require_server()
+    run_state_machine_as_test(PostgresqlMachine, settings=PG_SETTINGS)
 
 
 TestSqliteStateMachine = SqliteMachine.TestCase
