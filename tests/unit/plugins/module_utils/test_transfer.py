@@ -128,6 +128,24 @@ def test_round_trip_keeps_everything(stores, source_kind, target_kind):
 
 
 @pytest.mark.parametrize('kind', ['sqlite', 'json', 'postgresql'])
+def test_an_import_rebuilds_free_spans_and_never_trusts_them(stores, kind):
+    """Free spans in an export are derived state: an import that claims a held address is free (or forgets a
+    free one) is rebuilt from the subnets, reservations and resting addresses (issue 12, defect 3)."""
+    svc = Service(stores('sqlite', 'source'), clock=Clock())
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24', 'ranges': ['10.0.0.10-10.0.0.20']}])
+    svc.reserve('web', 'h1')
+    document = export_state(svc.store)
+    assert document['pools'][0]['free'] == ['10.0.0.11-10.0.0.20']
+    document['pools'][0]['free'] = ['10.0.0.10-10.0.0.12', '10.0.0.15-10.0.0.15']    # covers h1's, loses most
+    target = Service(stores(kind, 'target'), clock=Clock())
+    import_state(target.store, document)
+    assert export_state(target.store)['pools'][0]['free'] == ['10.0.0.11-10.0.0.20']
+    assert target.reserve('web', 'h2')['reservation']['address'] == '10.0.0.11'
+    assert [target.reserve('web', 'h%d' % i)['reservation']['address'] for i in range(3, 12)][-1] == '10.0.0.20'
+    assert target.verify()['problems'] == []
+
+
+@pytest.mark.parametrize('kind', ['sqlite', 'json', 'postgresql'])
 def test_a_non_empty_target_is_refused_unless_replace(stores, kind):
     if kind == 'postgresql':
         server.require_server()

@@ -285,3 +285,17 @@ def test_a_hand_edited_entry_is_store_unavailable_naming_the_file(path, document
         assert 'Traceback' not in error.msg and path in error.msg and 'Restore' in error.msg, error.msg
         assert all(w in error.msg for w in words), error.msg
         assert open(path).read() == content
+
+
+def test_stored_free_spans_are_never_trusted(path):
+    """A version 1 document (it kept free spans) whose free span covers a held address: the spans are derived
+    again when it is read, so the next dynamic reservation skips the holder (it failed with address_in_use for
+    good before: issue 12, defect 3). The first write stores the document without free spans."""
+    with open(path, 'w') as f:
+        json.dump({'schema_version': 1, 'pools': [POOL], 'reservations': [RESERVATION], 'history': []}, f)
+    svc = Service(open_store(path))
+    assert svc.info()['pools'][0]['free'] == 10
+    assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.11'
+    document = json.load(open(path))
+    assert document['schema_version'] == 2 and 'free' not in json.dumps(document)
+    assert svc.verify()['problems'] == []
