@@ -124,6 +124,9 @@ pools:
     - The pools of the namespace (or the one O(pool)), sorted by name, with the fields of RV(netpool.ipam.pool#module:pool).
     - With O(map=true), every subnet also has C(map), a list of C(range) / C(map) pairs; C(map) is null for a
       range of more than 4,096 addresses.
+    - The figures are what allocation sees now. A lease past its C(expires_at) is not held (the next allocation
+      releases it first), so it is not counted in C(used), and its address counts as C(free) when it goes
+      straight back to the pool (no reuse delay); C(expired) counts such leases.
   returned: success
   type: list
   elements: dict
@@ -161,6 +164,7 @@ reservations:
   description:
     - The reservations matching the filters, sorted by pool and address, with the fields of
       RV(netpool.ipam.reservation#module:reservation).
+    - A lease past its C(expires_at) is not listed, since it is no longer held.
   returned: success
   type: list
   elements: dict
@@ -257,7 +261,7 @@ error:
   description:
     - On failure, what went wrong, as a stable code.
     - C(pool_not_found), C(invalid_argument) (for example a malformed O(address)), C(store_busy),
-      C(store_unavailable), C(store_version), C(unsupported).
+      C(store_unavailable), C(store_version), C(unsupported), C(internal_error).
   returned: failure
   type: str
   sample: pool_not_found

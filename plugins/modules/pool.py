@@ -370,7 +370,7 @@ error:
     - C(pool_overlap) (a subnet overlaps another pool of the namespace; RV(other_pool) names it),
       C(pool_in_use) (reservations or child pools in the way; RV(addresses) lists them),
       C(pool_not_found) (the O(parent) does not exist), C(pool_exhausted) (the O(parent) has no free prefix left),
-      C(invalid_argument), C(store_busy), C(store_unavailable), C(store_version), C(unsupported).
+      C(invalid_argument), C(store_busy), C(store_unavailable), C(store_version), C(unsupported), C(internal_error).
   returned: failure
   type: str
   sample: pool_overlap

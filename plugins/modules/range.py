@@ -186,7 +186,7 @@ error:
     - On failure, what went wrong, as a stable code.
     - C(pool_not_found) (no such pool), C(address_out_of_pool) (a range is not inside one subnet of the pool),
       C(invalid_argument) (a malformed range), C(store_busy), C(store_unavailable), C(store_version),
-      C(unsupported).
+      C(unsupported), C(internal_error).
   returned: failure
   type: str
   sample: address_out_of_pool

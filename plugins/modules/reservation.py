@@ -286,7 +286,7 @@ error:
     - On failure, what went wrong, as a stable code.
     - C(pool_not_found), C(pool_exhausted) (no free address left), C(address_in_use) (RV(holder) names who holds
       it), C(address_out_of_pool), C(address_excluded), C(invalid_argument), C(store_busy),
-      C(store_unavailable), C(store_version), C(unsupported).
+      C(store_unavailable), C(store_version), C(unsupported), C(internal_error).
   returned: failure
   type: str
   sample: address_in_use
