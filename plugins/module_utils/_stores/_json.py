@@ -147,6 +147,7 @@ class _State(object):
         self.history = {}        # (namespace, pool, owner or '') -> [entry]
         self.last_id = 0
         self.lines = {}          # identity or (history group, index) -> the item serialised (items rarely change)
+        self.rendered = {}       # history group -> (its length, its list as text)
         twice = {}
         for namespace, pools in _items(document.get('pools', {})):
             for name, block in _items(pools):
@@ -259,9 +260,14 @@ class _State(object):
             return _block(indent, parts, lambda k, _i: parts[k])
 
         def history_block(namespace, name, indent):
-            def entries(owner, inner):
+            def entries(owner, inner):     # a group only grows: rendered again when it did
                 group = (namespace, name, owner)
-                return _list(inner, [self._line((group, i), e) for i, e in enumerate(self.history[group])])
+                items = self.history[group]
+                done = self.rendered.get(group)
+                if done is None or done[0] != len(items):
+                    done = self.rendered[group] = (len(items), _list(
+                        inner, [self._line((group, i), e) for i, e in enumerate(items)]))
+                return done[1]
             return _block(indent, history[namespace][name], entries)
 
         text = _block(0, {'history': 0, 'pools': 0, 'schema_version': 0}, lambda k, indent: (
@@ -670,4 +676,5 @@ class JsonStore(Store):
     def clear_history(self):
         state = self._changed()
         state.history.clear()
+        state.rendered.clear()
         state.lines = dict((k, v) for k, v in state.lines.items() if len(k) != 2)
