@@ -177,6 +177,10 @@ class Reservation(object):
     def address_str(self):
         return iv.to_str(self.version, self.address)
 
+    def expired(self, now):
+        """True for a lease whose ``expires_at`` is at or before ``now`` (an ISO time): it is no longer held."""
+        return self.expires_at is not None and self.expires_at <= now
+
     def copy(self):
         return copy.deepcopy(self)
 

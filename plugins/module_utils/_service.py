@@ -240,15 +240,16 @@ class Service(object):
         a parent's forced address in a child too), . free (dynamic allocation could take it now: what ``free``
         counts), - neither (an exclusion, the gateway, a child pool, an address resting under reuse_delay)."""
         ns, version = pool.namespace, subnet.version
+        allocatable = self._allocatable(pool, subnet)
         maps = []
         for first, last in subnet.ranges:
             entry = {'range': iv.format_span(version, first, last), 'map': None}
             if last - first + 1 <= MAP_LIMIT:
                 now = self._stamp()
                 held = set(r.address for r in self.store.find_reservations(ns, version=version, first=first, last=last)
-                           if not (r.expires_at and r.expires_at <= now))
+                           if not r.expired(now))
                 covering = self.store.free_at(ns, pool.name, version, first)
-                lapsed = self._lapsed(pool, subnet, self._allocatable(pool, subnet), first, last)
+                lapsed = self._lapsed(pool, subnet, allocatable, first, last)
                 free = iv.merge([(a, b) for _v, a, b in ([covering] if covering else [])
                                  + self.store.free_spans(ns, pool.name, version, first, last)]
                                 + [(n, n) for n in lapsed])
@@ -258,12 +259,12 @@ class Service(object):
         return maps
 
     # free space --------------------------------------------------------
-    def _expected_free(self, pool, children=None):
+    def _expected_free(self, pool):
         """The pool's free spans as derived state (``_freespace.derive``): what its subnets may hand out less
         every address held in the namespace and every address resting in any pool of its family."""
         return _freespace.expected(self.store, pool)
 
-    def _refresh_free(self, pool, children=None):
+    def _refresh_free(self, pool):
         """Rebuild the pool's free spans from what they derive from (after a change of its shape)."""
         _freespace.rebuild(self.store, pool)
 
@@ -656,7 +657,7 @@ class Service(object):
                 released = self._check_shrink(old, new, children, force)
             self.store.save_pool(new)
             if reshaped:
-                self._refresh_free(new, children)
+                self._refresh_free(new)
                 if new.parent is not None:
                     self._refresh_free(self.store.get_pool(namespace, new.parent))
             self._history('pool', 'create' if old is None else 'update', namespace, name,
@@ -901,7 +902,7 @@ class Service(object):
         # A holder in another pool is in this pool's family (pools of a namespace overlap only there), whose
         # lock is held already (or the namespace's, with reassign).
         holder = self.store.holder(pool.namespace, version, n)
-        if holder is not None and holder.expires_at and holder.expires_at <= self._stamp():
+        if holder is not None and holder.expired(self._stamp()):
             self._release(holder, self.store.get_pool(holder.namespace, holder.pool), 'expire')
             holder = None
         if holder is not None and not reassign:
@@ -976,7 +977,7 @@ class Service(object):
         """The reservation dict, or None (the lookup without allocate); ``pool_not_found`` for no such pool."""
         with self.store.transaction(write=False):
             r = self.store.get_reservation(namespace, pool, owner, key)
-            if r is None or (r.expires_at and r.expires_at <= self._stamp()):
+            if r is None or r.expired(self._stamp()):
                 self._pool(namespace, pool)
                 return None
             return self._reservation_dict(r)
@@ -1051,7 +1052,7 @@ class Service(object):
                     for want, have in ((pool, holder.pool), (owner, holder.owner), (key, holder.key))) else []
             now = self._stamp()         # an expired lease is not held: the next allocation releases it
             result['reservations'] = [self._reservation_dict(r, by_name.get(r.pool)) for r in reservations
-                                      if not (r.expires_at and r.expires_at <= now)]
+                                      if not r.expired(now)]
             if history:
                 result['history'] = self.store.find_history(
                     namespace, pool, owner, iv.to_str(*wanted) if wanted else None)
