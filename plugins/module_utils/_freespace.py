@@ -2,16 +2,30 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Free space is derived state: what a pool may hand out, less what is held and what rests.
+"""Free space: how a store finds and keeps the free addresses of its pools (SPEC §5).
 
-This is a private module: it may change at any time. The stores that keep
-free spans (SQLite, PostgreSQL, and the JSON store in memory) keep a cache
-of ``derive``: the service updates it address by address, and whoever
-doubts it (an import, ``info verify``/``repair``, a document just read)
-computes it again from what it derives from, never from a file.
+This is a private module: it may change at any time.
+
+Free space is one component behind the store interface (``_stores._base.FreeSpace``, which
+``store.free_space()`` returns): the service asks it to allocate an address, to take a requested one,
+to give one back (now, or once a reuse delay is over), to settle the delays that are over and to
+rebuild a pool's free space. It knows no allocation rule: those stay in ``_service``. ``Spans`` is the
+one implementation for the stores that keep free spans (``SpanStore``: SQLite, PostgreSQL, and the
+JSON store in memory), written once over their span primitives; a store that allocates for itself
+(NetBox's available-ips) brings its own.
+
+Free space is derived state: what a pool may hand out, less what is held and what rests (``derive``,
+pure). A span store keeps a cache of it, updated address by address; whoever doubts it (an import,
+``info verify``/``repair``, a JSON document just read) computes it again from what it derives from
+(``expected``, ``FreeSpace.rebuild``), never from a file.
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import FreeSpace
+
+
+#: draws of the 'random' strategy that may miss before it picks among the free spans (a nearly full subnet)
+RANDOM_TRIES = 32
 
 
 def carved(subnet, children):
@@ -37,11 +51,13 @@ def derive(pool, pools, held, resting):
 
 
 def expected(store, pool):
-    """``derive`` over the store interface, inside a transaction."""
+    """``derive`` over the store interface, inside a transaction: the pool's free spans as they should be.
+    Reads pools, reservations and ``free_space().resting``: any store can be checked with it."""
+    free = store.free_space()
     pools = store.list_pools(pool.namespace)
     resting = {}
     for other in pools:
-        for v, n, _until in store.released(pool.namespace, other.name):
+        for v, n, _until in free.resting(other):
             resting.setdefault(v, []).append(n)
 
     def held(version, first, last):
@@ -50,7 +66,128 @@ def expected(store, pool):
     return derive(pool, pools, held, resting)
 
 
-def rebuild(store, pool):
-    """Replace the pool's free spans by the derived ones."""
-    store.clear_free(pool.namespace, pool.name)
-    store.add_free(pool.namespace, pool.name, expected(store, pool))
+def _top(version):
+    return (1 << (32 if version == 4 else 128)) - 1
+
+
+class Spans(FreeSpace):
+    """Free space kept as spans per pool by a ``SpanStore`` (its nine span primitives), and the addresses
+    resting under a reuse delay. The next free address is one indexed look-up, whatever the number of held
+    addresses (SPEC §6); 'random' draws from what the subnet may hand out and checks the draw against the
+    span index, so an IPv6 /64 is never enumerated."""
+
+    def allocate(self, pool, subnet, reservation, rng):
+        if pool.strategy == 'random':
+            n = self._draw(pool, subnet, rng)
+        else:
+            span = self.store.free_first(pool.namespace, pool.name, subnet.version, subnet.first, subnet.last)
+            n = span[1] if span else None
+        if n is not None:
+            self._take(pool, subnet.version, n)
+        return n
+
+    def take(self, pool, version, n):
+        others = self._others_holding(pool, version, n)
+        for member in [pool] + others:
+            self.store.remove_released(pool.namespace, member.name, version, n)
+        if not self._take(pool, version, n):     # a forced address of a parent may be free in its child
+            for other in others:
+                self._take(other, version, n)
+
+    def give_back(self, pool, version, n, until=None):
+        if until is not None:
+            self.store.add_released(pool.namespace, pool.name, version, n, until)
+        elif not self._give(pool, version, n):   # to the pool of the family that allocates it
+            for other in self._others_holding(pool, version, n):
+                if self._give(other, version, n):
+                    return
+
+    def settle(self, pool, now):
+        for v, n, _until in self.store.released(pool.namespace, pool.name, due=now):
+            self.store.remove_released(pool.namespace, pool.name, v, n)
+            self.give_back(pool, v, n)
+
+    def rebuild(self, pool):
+        self.store.clear_free(pool.namespace, pool.name)
+        self.store.add_free(pool.namespace, pool.name, expected(self.store, pool))
+
+    def spans(self, pool, version=None, lo=None, hi=None):
+        ns, name = pool.namespace, pool.name
+        if lo is None and hi is None:
+            return self.store.free_spans(ns, name, version)
+        if version is None:
+            raise ValueError('spans: lo and hi bound the addresses of one version: give version too')
+        lo = 0 if lo is None else lo
+        hi = _top(version) if hi is None else hi
+        found = self.store.free_spans(ns, name, version, lo, hi)
+        covering = self.store.free_at(ns, name, version, lo)
+        if covering is not None and covering[1] < lo:       # the span that starts before lo and reaches it
+            found = [covering] + found
+        return [(v, max(a, lo), min(b, hi)) for v, a, b in found]
+
+    def resting(self, pool, due=None):
+        return self.store.released(pool.namespace, pool.name, due)
+
+    # -- the spans, address by address ------------------------------------
+    def _allocatable(self, pool, subnet):
+        """What ``subnet`` of ``pool`` may hand out: its ranges less exclusions, gateway and child pools."""
+        children = [p for p in self.store.list_pools(pool.namespace) if p.parent == pool.name]
+        return subnet.allocatable(carved(subnet, children))
+
+    def _others_holding(self, pool, version, n):
+        """The other pools of the namespace with ``n`` in a subnet: a parent or child of ``pool``."""
+        return [p for p in self.store.list_pools(pool.namespace)
+                if p.name != pool.name and p.subnet_of(version, n) is not None]
+
+    def _take(self, pool, version, n):
+        """Take ``n`` out of the pool's free spans; True if it was free there."""
+        span = self.store.free_at(pool.namespace, pool.name, version, n)
+        if span is None:
+            return False
+        _v, first, last = span
+        self.store.remove_free(pool.namespace, pool.name, [span])
+        self.store.add_free(pool.namespace, pool.name,
+                            [(version, a, b) for a, b in ((first, n - 1), (n + 1, last)) if a <= b])
+        return True
+
+    def _give(self, pool, version, n):
+        """Return an address to the pool's free spans, merged with its neighbours, if it is allocatable
+        there (True).
+
+        An address that another reservation holds meanwhile (a forced address of the family, taken while
+        this one waited out its reuse delay) is not free: it is not given back, anywhere."""
+        subnet = pool.subnet_of(version, n)
+        if subnet is None or not iv.contains(self._allocatable(pool, subnet), n):
+            return False
+        ns, name = pool.namespace, pool.name
+        if self.store.holder(ns, version, n) is not None or self.store.free_at(ns, name, version, n):
+            return True
+        first = last = n
+        merged = []
+        if n > subnet.first:
+            left = self.store.free_at(ns, name, version, n - 1)
+            if left:
+                merged.append(left)
+                first = left[1]
+        if n < subnet.last:
+            right = self.store.free_at(ns, name, version, n + 1)
+            if right:
+                merged.append(right)
+                last = right[2]
+        self.store.remove_free(ns, name, merged)
+        self.store.add_free(ns, name, [(version, first, last)])
+        return True
+
+    def _draw(self, pool, subnet, rng):
+        """Uniform over the subnet's free addresses without listing them while the subnet is sparse: draw
+        from what it may hand out until a draw is free; once draws keep missing (a nearly full subnet), pick
+        among the free spans."""
+        allocatable = self._allocatable(pool, subnet)
+        total = iv.count(allocatable)
+        for _try in range(RANDOM_TRIES if total else 0):
+            n = iv.nth(allocatable, rng.randrange(total))
+            if self.store.free_at(pool.namespace, pool.name, subnet.version, n):
+                return n
+        spans = [(a, b) for _v, a, b in self.spans(pool, subnet.version, subnet.first, subnet.last)]
+        free = iv.count(spans)
+        return iv.nth(spans, rng.randrange(free)) if free else None

@@ -11,8 +11,11 @@ dict (``changed``, ``diff`` and the objects of SPEC §4.1) or raises an
 ``IpamError``, in which case the store is exactly as it was. ``check=True``
 does the same work and discards it.
 
-Free space is kept by the store as spans per pool: allocating the next
-address is one indexed look-up, whatever the number of held addresses.
+The allocation rules live here; finding and keeping free space does not:
+each store's free-space component (``store.free_space()``, see
+``_stores._base.FreeSpace``) allocates, takes, gives back, settles reuse
+delays and rebuilds, and knows no rule. The service decides what is taken
+and given back, and when.
 """
 
 import random
@@ -31,7 +34,6 @@ STRATEGIES = ('first', 'random')
 FAMILIES = {'ipv4': 4, 'ipv6': 6}
 MAP_LIMIT = 4096
 NAME_LIMIT = 255
-RANDOM_TRIES = 32
 #: the longest ttl or reuse_delay: 100 years (a time past year 9999 cannot be stored or compared)
 MAX_DURATION = 100 * 365 * 86400
 #: A time after every expires_at (ttl is at most MAX_DURATION): ``expires_before=FOREVER`` is every lease.
@@ -195,8 +197,7 @@ class Service(object):
         for subnet in pool.subnets:
             allocatable = self._allocatable(pool, subnet, children)
             size = iv.count(allocatable)
-            free = sum(b - a + 1 for _v, a, b in
-                       self.store.free_spans(pool.namespace, pool.name, subnet.version, subnet.first, subnet.last))
+            free = self.store.free_space().count(pool, subnet.version, subnet.first, subnet.last)
             free += len(self._lapsed(pool, subnet, allocatable, subnet.first, subnet.last))
             used = count(pool.namespace, pool.name, version=subnet.version, first=subnet.first, last=subnet.last) \
                 - count(pool.namespace, pool.name, version=subnet.version, first=subnet.first, last=subnet.last,
@@ -248,95 +249,24 @@ class Service(object):
                 now = self._stamp()
                 held = set(r.address for r in self.store.find_reservations(ns, version=version, first=first, last=last)
                            if not r.expired(now))
-                covering = self.store.free_at(ns, pool.name, version, first)
                 lapsed = self._lapsed(pool, subnet, allocatable, first, last)
-                free = iv.merge([(a, b) for _v, a, b in ([covering] if covering else [])
-                                 + self.store.free_spans(ns, pool.name, version, first, last)]
+                free = iv.merge([(a, b) for _v, a, b in self.store.free_space().spans(pool, version, first, last)]
                                 + [(n, n) for n in lapsed])
                 entry['map'] = ''.join(
                     'X' if n in held else '.' if iv.contains(free, n) else '-' for n in range(first, last + 1))
             maps.append(entry)
         return maps
 
-    # free space --------------------------------------------------------
-    def _expected_free(self, pool):
-        """The pool's free spans as derived state (``_freespace.derive``): what its subnets may hand out less
-        every address held in the namespace and every address resting in any pool of its family."""
-        return _freespace.expected(self.store, pool)
-
-    def _refresh_free(self, pool):
-        """Rebuild the pool's free spans from what they derive from (after a change of its shape)."""
-        _freespace.rebuild(self.store, pool)
-
-    def _others_holding(self, pool, version, n):
-        """The other pools of the namespace with ``n`` in a subnet: a parent or child of ``pool``."""
-        return [p for p in self.store.list_pools(pool.namespace)
-                if p.name != pool.name and p.subnet_of(version, n) is not None]
-
-    def _take(self, pool, version, n):
-        """Take ``n`` out of the pool's free spans; True if it was free there."""
-        span = self.store.free_at(pool.namespace, pool.name, version, n)
-        if span is None:
-            return False
-        _v, first, last = span
-        self.store.remove_free(pool.namespace, pool.name, [span])
-        self.store.add_free(pool.namespace, pool.name,
-                            [(version, a, b) for a, b in ((first, n - 1), (n + 1, last)) if a <= b])
-        return True
-
-    def _take_static(self, pool, version, n):
-        """Take a requested address out of whichever pool's free spans hold it (a forced address
-        of a parent may be free in its child)."""
-        if not self._take(pool, version, n):
-            for other in self._others_holding(pool, version, n):
-                self._take(other, version, n)
-
-    def _give_back(self, pool, version, n, children=None):
-        """Return a released address to the pool that allocates it: this one, or a parent or child."""
-        if not self._give(pool, version, n, children):
-            for other in self._others_holding(pool, version, n):
-                if self._give(other, version, n):
-                    return
-
-    def _give(self, pool, version, n, children=None):
-        """Return a released address to the pool's dynamic allocation, if it is allocatable there (True).
-
-        An address that another reservation holds meanwhile (a forced address of the family, taken while
-        this one waited out its reuse delay) is not free: it is not given back, anywhere."""
-        subnet = pool.subnet_of(version, n)
-        if subnet is None or not iv.contains(self._allocatable(pool, subnet, children), n):
-            return False
-        if self.store.holder(pool.namespace, version, n) is not None:
-            return True
-        if self.store.free_at(pool.namespace, pool.name, version, n):
-            return True
-        first = last = n
-        merged = []
-        if n > subnet.first:
-            left = self.store.free_at(pool.namespace, pool.name, version, n - 1)
-            if left:
-                merged.append(left)
-                first = left[1]
-        if n < subnet.last:
-            right = self.store.free_at(pool.namespace, pool.name, version, n + 1)
-            if right:
-                merged.append(right)
-                last = right[2]
-        self.store.remove_free(pool.namespace, pool.name, merged)
-        self.store.add_free(pool.namespace, pool.name, [(version, first, last)])
-        return True
-
-    def _free(self, pool, version, n, children=None):
+    # -- releasing --------------------------------------------------------
+    def _free(self, pool, version, n):
         """Free an address the pool held: give it back now, or once the pool's reuse delay is over."""
-        if pool.reuse_delay:
-            self.store.add_released(pool.namespace, pool.name, version, n, self._stamp(pool.reuse_delay))
-        else:
-            self._give_back(pool, version, n, children)
+        until = self._stamp(pool.reuse_delay) if pool.reuse_delay else None
+        self.store.free_space().give_back(pool, version, n, until)
 
-    def _release(self, r, pool, action='release', children=None):
+    def _release(self, r, pool, action='release'):
         self.store.delete_reservation(r)
         if pool is not None:
-            self._free(pool, r.version, r.address, children)
+            self._free(pool, r.version, r.address)
         self._history('reservation', action, r.namespace, r.pool, old=r.to_data(), reservation=r)
 
     def _family_of(self, pool):
@@ -359,44 +289,11 @@ class Service(object):
         family (SPEC §3.3, §3.5): an address of a parent may lie in its child, so what the child hands out
         depends on the parent's leases and delays too. The caller holds the family's lock."""
         now = self._stamp()
+        free = self.store.free_space()
         for member in self._family_of(pool):
-            expired = self.store.find_reservations(member.namespace, member.name, expires_before=now)
-            due = self.store.released(member.namespace, member.name, due=now)
-            if not expired and not due:
-                continue
-            children = self._children(member)
-            for r in expired:
-                self._release(r, member, 'expire', children)
-            for v, n, _until in due:
-                self.store.remove_released(member.namespace, member.name, v, n)
-                self._give_back(member, v, n, children)
-
-    def _pick(self, pool, subnets):
-        """A free address of the first subnet that has one, by the pool's strategy."""
-        for subnet in subnets:
-            if pool.strategy == 'random':
-                n = self._pick_random(pool, subnet)
-            else:
-                span = self.store.free_first(pool.namespace, pool.name, subnet.version, subnet.first, subnet.last)
-                n = span[1] if span else None
-            if n is not None:
-                return subnet, n
-        return None, None
-
-    def _pick_random(self, pool, subnet):
-        """Uniform over the subnet's free addresses without listing them while the subnet is sparse:
-        draw from what it may hand out (its ranges less exclusions, gateway and child pools) until a draw is
-        free; once draws keep missing (a nearly full subnet), pick among the free spans."""
-        allocatable = self._allocatable(pool, subnet)
-        total = iv.count(allocatable)
-        for _try in range(RANDOM_TRIES if total else 0):
-            n = iv.nth(allocatable, self.rng.randrange(total))
-            if self.store.free_at(pool.namespace, pool.name, subnet.version, n):
-                return n
-        spans = [(a, b) for _v, a, b in
-                 self.store.free_spans(pool.namespace, pool.name, subnet.version, subnet.first, subnet.last)]
-        free = iv.count(spans)
-        return iv.nth(spans, self.rng.randrange(free)) if free else None
+            for r in self.store.find_reservations(member.namespace, member.name, expires_before=now):
+                self._release(r, member, 'expire')
+            free.settle(member, now)
 
     # -- input ----------------------------------------------------------
     @staticmethod
@@ -657,9 +554,9 @@ class Service(object):
                 released = self._check_shrink(old, new, children, force)
             self.store.save_pool(new)
             if reshaped:
-                self._refresh_free(new)
+                self.store.free_space().rebuild(new)
                 if new.parent is not None:
-                    self._refresh_free(self.store.get_pool(namespace, new.parent))
+                    self.store.free_space().rebuild(self.store.get_pool(namespace, new.parent))
             self._history('pool', 'create' if old is None else 'update', namespace, name,
                           old=old.to_data() if old else None, new=new.to_data())
             return self._pool_result(True, old, new, children, released)
@@ -708,7 +605,7 @@ class Service(object):
         parent = self._pool(new.namespace, parent_name)
         siblings = self._children(parent)
         held = [(r.version, r.address) for r in self.store.find_reservations(parent.namespace, parent.name)]
-        held += [(v, n) for v, n, _until in self.store.released(parent.namespace, parent.name)]
+        held += [(v, n) for v, n, _until in self.store.free_space().resting(parent)]
         if not any(s.prefix_length <= prefix_length <= (32 if s.version == 4 else 128) for s in parent.subnets):
             raise InvalidArgument("A /%d cannot be carved from pool '%s': none of its subnets (%s) can hold one. "
                                   "Give a prefix_length between the parent's prefix length and 32 (IPv4) or 128 (IPv6)."
@@ -756,7 +653,7 @@ class Service(object):
         if pool.parent is not None:
             parent = self.store.get_pool(pool.namespace, pool.parent)
             if parent is not None:
-                self._refresh_free(parent)
+                self.store.free_space().rebuild(parent)
         return {'changed': True, 'pool': {}, 'released': released, 'diff': {'before': pool.to_data(), 'after': {}}}
 
     # -- ranges (SPEC §3.4) -----------------------------------------------
@@ -796,7 +693,7 @@ class Service(object):
                 return self._pool_result(False, old, old)
             new.updated_at = self._stamp()
             self.store.save_pool(new)
-            self._refresh_free(new)
+            self.store.free_space().rebuild(new)
             self._history('range', 'add' if state == 'present' else 'remove', namespace, pool,
                           old=old.to_data(), new=new.to_data())
             return self._pool_result(True, old, new)
@@ -840,21 +737,23 @@ class Service(object):
             self._expire(p)
             current = self.store.get_reservation(namespace, pool, owner, key)
             before = self._reservation_dict(current, p) if current else {}
-            if wanted is None:
-                result = self._reserve_dynamic(p, current, owner, key, version)
-            else:
-                result = self._reserve_static(p, current, owner, key, wanted, force, reassign)
-            r, predicted = result
             now = self._stamp()
-            if metadata is not None:
-                r.metadata = metadata
-            if ttl is not None:
-                r.expires_at = self._stamp(ttl)
-            if current is not None and r.to_data() == current.to_data():
-                return {'changed': False, 'reservation': before, 'diff': {'before': before, 'after': before}}
-            r.updated_at = now
-            if current is None:
-                r.created_at = now
+            expires_at = self._stamp(ttl) if ttl is not None else None
+            # what a new reservation is, but for its address: complete before free space is asked for one
+            fresh = Reservation(namespace, pool, owner, key, None, None, metadata=metadata, created_at=now,
+                                updated_at=now, expires_at=expires_at)
+            if wanted is None:
+                r, predicted = self._reserve_dynamic(p, current, fresh, version)
+            else:
+                r, predicted = self._reserve_static(p, current, fresh, wanted, force, reassign)
+            if current is not None:
+                if metadata is not None:
+                    r.metadata = metadata
+                if ttl is not None:
+                    r.expires_at = expires_at
+                if r.to_data() == current.to_data():
+                    return {'changed': False, 'reservation': before, 'diff': {'before': before, 'after': before}}
+                r.updated_at = now
             self.store.save_reservation(r)
             if current is None:
                 action = 'reserve'
@@ -871,7 +770,9 @@ class Service(object):
                 after['predicted'] = True
             return {'changed': True, 'reservation': after, 'diff': {'before': before, 'after': after}}
 
-    def _reserve_dynamic(self, pool, current, owner, key, version):
+    def _reserve_dynamic(self, pool, current, fresh, version):
+        """A new reservation (``fresh`` completed with an address) or ``current``."""
+        owner, key = fresh.owner, fresh.key
         if current is not None:
             if version is not None and current.version != version:
                 raise InvalidArgument("%s/%s already holds %s in pool '%s', not an IPv%d address. Use another key "
@@ -883,14 +784,19 @@ class Service(object):
             raise PoolExhausted("Pool '%s' has no IPv%d subnet, so no free IPv%d address for %s/%s. Add an IPv%d "
                                 "subnet to the pool, or leave family out." % (pool.name, version, version, owner, key,
                                                                               version))
-        subnet, n = self._pick(pool, subnets)
-        if n is None:
-            raise PoolExhausted("Pool '%s' has no free %saddress left for %s/%s. Add a range or a subnet, or release "
-                                "addresses." % (pool.name, 'IPv%d ' % version if version else '', owner, key))
-        self._take(pool, subnet.version, n)
-        return Reservation(pool.namespace, pool.name, owner, key, subnet.version, n), True
+        r = fresh.copy()
+        free = self.store.free_space()
+        for subnet in subnets:      # SPEC §3.1: in pool order, by the pool's strategy
+            n = free.allocate(pool, subnet, r, self.rng)
+            if n is not None:
+                r.version, r.address = subnet.version, n
+                return r, True
+        raise PoolExhausted("Pool '%s' has no free %saddress left for %s/%s. Add a range or a subnet, or release "
+                            "addresses." % (pool.name, 'IPv%d ' % version if version else '', owner, key))
 
-    def _reserve_static(self, pool, current, owner, key, wanted, force, reassign):
+    def _reserve_static(self, pool, current, fresh, wanted, force, reassign):
+        """``current`` moved to ``wanted``, or a new reservation (``fresh`` completed with it)."""
+        owner, key = fresh.owner, fresh.key
         version, n = wanted
         text = iv.to_str(version, n)
         if current is not None and (current.version, current.address) == wanted:
@@ -919,17 +825,12 @@ class Service(object):
             self.store.delete_reservation(holder)
             self._history('reservation', 'reassign', holder.namespace, holder.pool, old=holder.to_data(),
                           new={'owner': owner, 'key': key, 'pool': pool.name}, reservation=holder)
-        for other in [pool] + self._others_holding(pool, version, n):
-            self.store.remove_released(pool.namespace, other.name, version, n)
-        self._take_static(pool, version, n)
+        self.store.free_space().take(pool, version, n)
         if current is not None:
             self.store.delete_reservation(current)
-            self._free(pool, current.version, current.address, children)
-            r = current.copy()
-            r.version, r.address = version, n
-        else:
-            r = Reservation(pool.namespace, pool.name, owner, key, version, n)
-        r.static = True
+            self._free(pool, current.version, current.address)
+        r = (current if current is not None else fresh).copy()
+        r.version, r.address, r.static = version, n, True
         return r, False
 
     def release(self, namespace='default', pool=None, owner=None, key=None, keep_owners=None, check=False):
@@ -999,7 +900,7 @@ class Service(object):
                     self.store.lock_namespace(ns)
             problems = []
             for ns in names:
-                problems += _verify.problems(self.store, ns, self._expected_free)
+                problems += _verify.problems(self.store, ns)
             repaired = self._repair(problems) if repair else []
             return {'changed': bool(repaired), 'problems': problems, 'repaired': repaired}
 
@@ -1011,11 +912,11 @@ class Service(object):
                 broken.setdefault((p['namespace'], p['pools'][0]), []).append(p)
         repaired = []
         for (ns, name), found in sorted(broken.items()):
-            pool = self.store.get_pool(ns, name)
-            before = [iv.format_span(*s) for s in self.store.free_spans(ns, name)]
-            self._refresh_free(pool)
-            after = [iv.format_span(*s) for s in self.store.free_spans(ns, name)]
-            left = set(p['code'] for p in _verify.free_problems(self.store, pool, self._expected_free(pool)))
+            pool, free = self.store.get_pool(ns, name), self.store.free_space()
+            before = [iv.format_span(*s) for s in free.spans(pool)]
+            free.rebuild(pool)
+            after = [iv.format_span(*s) for s in free.spans(pool)]
+            left = set(p['code'] for p in _verify.free_problems(self.store, pool))
             for p in found:
                 p['repaired'] = p['code'] not in left
             codes = sorted(set(p['code'] for p in found))

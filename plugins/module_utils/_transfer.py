@@ -5,27 +5,27 @@
 """A whole state as one document, and back: moving between stores, comparing states.
 
 This is a private module: it may change at any time. ``export_state`` reads
-everything through the store interface (pools, free spans, released
-addresses, reservations with their timestamps and metadata, history);
+everything through the store interface (pools, their free spans and resting
+addresses from the store's free-space component, reservations with their
+timestamps and metadata, history);
 ``import_state`` writes such a document into another store in one
 transaction, so any store can move to any other. Free spans are exported
 to be seen and compared, but derived state is never trusted: an import
 rebuilds them from the subnets, reservations and resting addresses.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, StoreVersion
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION
 
 
 def _read(store):
-    pools = []
+    pools, free = [], store.free_space()
     for pool in store.list_pools():
         data = pool.to_data()
-        data['free'] = [iv.format_span(*s) for s in store.free_spans(pool.namespace, pool.name)]
-        data['released'] = [{'address': iv.to_str(v, n), 'until': until}
-                            for v, n, until in store.released(pool.namespace, pool.name)]
+        data['free'] = [iv.format_span(*s) for s in free.spans(pool)]
+        data['released'] = [{'address': iv.to_str(v, n), 'until': until} for v, n, until in free.resting(pool)]
         pools.append(data)
     history = []
     for entry in store.find_history():
@@ -73,7 +73,7 @@ def import_state(store, document, replace=False, check=False):
         for pool in store.list_pools():
             store.delete_pool(pool.namespace, pool.name)
         store.clear_history()
-        pools = []
+        pools, free = [], store.free_space()
         for data in document['pools']:
             data = dict(data)
             data.pop('free', None)      # derived: rebuilt below, never taken from the document
@@ -83,11 +83,11 @@ def import_state(store, document, replace=False, check=False):
             pools.append(pool)
             for entry in released:
                 version, n, _last = iv.parse_range(entry['address'])
-                store.add_released(pool.namespace, pool.name, version, n, entry['until'])
+                free.give_back(pool, version, n, entry['until'])     # resting until then
         for data in document['reservations']:
             store.save_reservation(Reservation.from_data(data))
         for pool in pools:
-            _freespace.rebuild(store, pool)
+            free.rebuild(pool)
         for entry in document['history']:
             store.add_history(entry)
         return {'changed': current != _read(store), 'before': current}

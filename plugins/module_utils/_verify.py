@@ -17,7 +17,7 @@ involved and a ``code`` per kind of problem:
 - ``free_span_overlap``: two stored free spans of a pool share addresses;
 - ``free_span_outside_pool``: a stored free span not inside one subnet of its pool;
 - ``free_space_mismatch``: the addresses a pool's stored free spans cover are not the derived ones
-  (``expected_free``: allocatable less held in the namespace less resting in any pool of it);
+  (``_freespace.expected``: allocatable less held in the namespace less resting in any pool of it);
 - ``parent_missing``: a child pool whose parent does not exist;
 - ``child_outside_parent``: a subnet of a child pool not inside a subnet of its parent;
 - ``pool_overlap``: subnets of two pools of the namespace overlap and neither pool descends from the other.
@@ -26,7 +26,7 @@ The ``free_*`` codes (``REPAIRABLE``) are derived state: rebuilding the pool's f
 other code needs a human decision, which its ``message`` describes.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv
 
 
 DUPLICATE_HOLDER = 'duplicate_holder'
@@ -67,16 +67,15 @@ def namespaces(store):
     return sorted(found)
 
 
-def problems(store, namespace, expected_free):
-    """The violations of the SPEC §5 invariants in ``namespace``. ``expected_free(pool)`` gives the pool's
-    derived free spans, sorted ``(version, first, last)`` (``Service._expected_free``)."""
+def problems(store, namespace):
+    """The violations of the SPEC §5 invariants in ``namespace``."""
     pools = store.list_pools(namespace)
     by_name = dict((p.name, p) for p in pools)
     reservations = store.find_reservations(namespace)
     found = _duplicates(namespace, reservations)
     found += _outside(namespace, reservations, by_name)
     for pool in pools:
-        found += free_problems(store, pool, expected_free(pool))
+        found += free_problems(store, pool)
     found += _families(namespace, pools, by_name)
     found += _overlaps(namespace, pools, by_name)
     return found
@@ -144,10 +143,12 @@ def _difference(a, b):
     return [(v, x, y) for v in sorted(a) for x, y in iv.subtract(a[v], b.get(v, []))]
 
 
-def free_problems(store, pool, expected):
-    """The free-space violations of one pool: its stored free spans against ``expected`` (derived, sorted)."""
+def free_problems(store, pool):
+    """The free-space violations of one pool: the free spans its store's free-space component keeps
+    (``free_space().spans``) against the derived ones (``_freespace.expected``)."""
     ns, name = pool.namespace, pool.name
-    stored = sorted(store.free_spans(ns, name))
+    stored = sorted(store.free_space().spans(pool))
+    expected = _freespace.expected(store, pool)
     found = []
     overlapping, reach = [], None       # reach: (version, last, span) of the span reaching furthest so far
     for span in stored:

@@ -36,7 +36,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _i
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, StoreBusy, StoreUnavailable)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION, Store, check_schema_version
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import (
+    SCHEMA_VERSION, SpanStore, check_schema_version)
 
 
 #: what reading a hand-edited or damaged document as netpool.ipam data raises
@@ -307,7 +308,7 @@ def migrate_1(document):
 MIGRATIONS = {1: migrate_1}
 
 
-class JsonStore(Store):
+class JsonStore(SpanStore):
     kind = 'json'
 
     def __init__(self, path, timeout=30, create=True):

@@ -19,7 +19,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as 
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import AddressInUse, StoreUnavailable
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import Store
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SpanStore
 
 
 #: what schema version 2 added to version 1: the indexes of "release everything of this owner", of the resting
@@ -37,8 +37,8 @@ def _json(value):
     return json.dumps(value, sort_keys=True, separators=(',', ':'))
 
 
-class SqlStore(Store):
-    """The store interface over a DB-API connection ``self._conn``."""
+class SqlStore(SpanStore):
+    """The store interface, with free spans, over a DB-API connection ``self._conn``."""
 
     #: exception classes a unique-constraint violation raises
     integrity_errors = ()

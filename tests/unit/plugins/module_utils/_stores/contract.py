@@ -82,7 +82,7 @@ class PoolTests(Base):
         svc.reserve('web', 'h1')
         store = svc.store
         with store.transaction(write=False):
-            spans = store.free_spans('default', 'web')
+            spans = store.free_space().spans(store.get_pool('default', 'web'))
         reads = []
         real = store.find_reservations
         monkeypatch.setattr(store, 'find_reservations', lambda *a, **k: reads.append(a) or real(*a, **k))
@@ -90,7 +90,7 @@ class PoolTests(Base):
         assert changed['changed'] is True and changed['released'] == []
         assert reads == []          # no reservation is loaded (nor checked) for a change of that kind
         with store.transaction(write=False):
-            assert store.free_spans('default', 'web') == spans
+            assert store.free_space().spans(store.get_pool('default', 'web')) == spans
         assert svc.reserve('web', 'h2')['reservation']['address'] != '10.0.0.10'
         assert (svc.info(pool='web')['pools'][0]['description'], svc.reserve('web', 'h1')['changed']) == ('front', False)
 
@@ -379,8 +379,9 @@ class ReserveTests(Base):
         for i in range(14):
             svc.pool('kid%d' % i, parent='r', prefix_length=24)
         listed = []
-        real = svc.store.free_spans
-        monkeypatch.setattr(svc.store, 'free_spans', lambda *a, **k: listed.append(a) or real(*a, **k))
+        free = svc.store.free_space()
+        real = free.spans
+        monkeypatch.setattr(free, 'spans', lambda *a, **k: listed.append(a) or real(*a, **k))
         got = [svc.reserve('r', 'h%d' % i)['reservation']['address'] for i in range(40)]
         assert len(set(got)) == 40 and all(a.startswith('10.9.14.') or a.startswith('10.9.15.') for a in got)
         assert not [a for a in got if a.startswith('10.9.15.') and int(a.split('.')[-1]) < 128]
@@ -872,7 +873,8 @@ class ConcurrencyTests(Base):
         assert set(errors) <= {'address_in_use', 'pool_exhausted'}, errors
         store = svc.store
         with store.transaction(write=False):
-            free = [n for _v, a, b in store.free_spans('default', 'kid') for n in range(a, b + 1)]
+            free = [n for _v, a, b in store.free_space().spans(store.get_pool('default', 'kid'))
+                    for n in range(a, b + 1)]
             held = [n for n in range(int(IPAddress('10.61.0.1')), int(IPAddress('10.61.0.62')) + 1)
                     if store.holder('default', 4, n) is not None]
         assert set(free).isdisjoint(held)

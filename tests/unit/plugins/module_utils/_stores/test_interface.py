@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Every registered store implements the whole store interface, and nothing else is public."""
+"""Every registered store implements the whole store interface, and nothing else is public; every free-space
+component implements the whole ``FreeSpace`` interface."""
 
 import importlib
 import inspect
@@ -9,22 +10,46 @@ import inspect
 import pytest
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import Store
+from ansible_collections.netpool.ipam.plugins.module_utils._freespace import Spans
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import FreeSpace, SpanStore, Store
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import (
     STORES, open_store, redact, store_kind)
 
 PACKAGE = 'ansible_collections.netpool.ipam.plugins.module_utils._stores.'
 
 
+def _public(cls):
+    return set(n for n, _m in inspect.getmembers(cls, inspect.isfunction) if not n.startswith('_'))
+
+
 @pytest.mark.parametrize('kind', sorted(STORES))
 def test_store_implements_the_whole_interface(kind):
+    """A store that keeps free spans implements the span primitives too (``SpanStore``), and nothing more."""
     module, name = STORES[kind]
     cls = getattr(importlib.import_module(PACKAGE + module), name)
     assert issubclass(cls, Store)
     assert not cls.__abstractmethods__
-    public = set(n for n, _m in inspect.getmembers(cls, inspect.isfunction) if not n.startswith('_'))
-    interface = set(n for n, _m in inspect.getmembers(Store, inspect.isfunction) if not n.startswith('_'))
+    interface = _public(SpanStore if issubclass(cls, SpanStore) else Store)
+    assert 'free_space' in interface and 'free_first' not in _public(Store)
+    public = _public(cls)
     assert public == interface, 'public methods beyond the interface: %s' % (public - interface)
+
+
+def test_the_span_free_space_implements_the_whole_interface():
+    assert issubclass(Spans, FreeSpace) and not Spans.__abstractmethods__
+    assert _public(Spans) == _public(FreeSpace)
+    assert _public(FreeSpace) == set(('allocate', 'take', 'give_back', 'settle', 'rebuild', 'spans', 'resting',
+                                      'count'))
+
+
+@pytest.mark.parametrize('kind', ['sqlite', 'json'])
+def test_a_span_store_has_one_span_free_space(kind, tmp_path):
+    store = open_store(str(tmp_path / ('ipam.' + kind)))
+    try:
+        free = store.free_space()
+        assert isinstance(free, Spans) and free.store is store and store.free_space() is free
+    finally:
+        store.close()
 
 
 @pytest.mark.parametrize('spec, kind', [
