@@ -66,6 +66,23 @@ def expected(store, pool):
     return derive(pool, pools, held, resting)
 
 
+def family(store, pool):
+    """The pools of ``pool``'s parent/child family: its root pool and every pool below it, sorted by name (the
+    pools whose free space one address of the family may touch: it lies in a parent and may lie in a child)."""
+    pools = store.list_pools(pool.namespace)
+    parent_of = dict((p.name, p.parent) for p in pools)
+
+    def root(name):
+        seen = set()
+        while parent_of.get(name) is not None and name not in seen:
+            seen.add(name)
+            name = parent_of[name]
+        return name
+
+    top = root(pool.name)
+    return [p for p in pools if root(p.name) == top] or [pool]
+
+
 def _top(version):
     return (1 << (32 if version == 4 else 128)) - 1
 

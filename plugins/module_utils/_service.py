@@ -15,7 +15,7 @@ The allocation rules live here; finding and keeping free space does not:
 each store's free-space component (``store.free_space()``, see
 ``_stores._base.FreeSpace``) allocates, takes, gives back, settles reuse
 delays and rebuilds, and knows no rule. The service decides what is taken
-and given back, and when.
+and given back, and when. The result dicts are shaped in ``_results``.
 """
 
 import random
@@ -27,17 +27,15 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, InvalidArgument, PoolExhausted, PoolInUse,
     PoolNotFound, PoolOverlap)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
+from ansible_collections.netpool.ipam.plugins.module_utils._results import Results
 from ansible_collections.netpool.ipam.plugins.module_utils import _verify
 
 
 STRATEGIES = ('first', 'random')
 FAMILIES = {'ipv4': 4, 'ipv6': 6}
-MAP_LIMIT = 4096
 NAME_LIMIT = 255
 #: the longest ttl or reuse_delay: 100 years (a time past year 9999 cannot be stored or compared)
 MAX_DURATION = 100 * 365 * 86400
-#: A time after every expires_at (ttl is at most MAX_DURATION): ``expires_before=FOREVER`` is every lease.
-FOREVER = '9999-12-31T23:59:59Z'
 _UNITS = {'s': 1, 'm': 60, 'h': 3600, 'd': 86400, 'w': 604800}
 
 
@@ -124,6 +122,7 @@ class Service(object):
         self.store = store
         self.clock = clock
         self.rng = rng or random.SystemRandom()
+        self.results = Results(store, self._stamp)
 
     # -- helpers --------------------------------------------------------
     def _stamp(self, offset=0):
@@ -170,93 +169,6 @@ class Service(object):
             self.store.lock_pool(namespace, root)
             locked, root = root, self._root(namespace, name)
 
-    @staticmethod
-    def _carved(subnet, children):
-        """The spans of ``subnet`` given to child pools."""
-        return _freespace.carved(subnet, children)
-
-    def _allocatable(self, pool, subnet, children=None):
-        if children is None:
-            children = self._children(pool)
-        return subnet.allocatable(self._carved(subnet, children))
-
-    def _reservation_dict(self, r, pool=None):
-        if pool is None:
-            pool = self.store.get_pool(r.namespace, r.pool)
-        return r.to_dict(pool.subnet_of(r.version, r.address) if pool else None)
-
-    def _stats(self, pool, children=None):
-        """size/used/free/utilization of the pool and of each of its subnets, as allocation sees them now: an
-        expired lease is not held (the next allocation releases it first), and its address is free if it goes
-        straight back to this pool (``_lapsed``)."""
-        if children is None:
-            children = self._children(pool)
-        count = self.store.count_reservations
-        now = self._stamp()
-        subnets, total = [], {'size': 0, 'used': 0, 'free': 0}
-        for subnet in pool.subnets:
-            allocatable = self._allocatable(pool, subnet, children)
-            size = iv.count(allocatable)
-            free = self.store.free_space().count(pool, subnet.version, subnet.first, subnet.last)
-            free += len(self._lapsed(pool, subnet, allocatable, subnet.first, subnet.last))
-            used = count(pool.namespace, pool.name, version=subnet.version, first=subnet.first, last=subnet.last) \
-                - count(pool.namespace, pool.name, version=subnet.version, first=subnet.first, last=subnet.last,
-                        expires_before=now)
-            subnets.append({'size': size, 'used': used, 'free': free, 'utilization': _percent(size - free, size)})
-            for k in total:
-                total[k] += subnets[-1][k]
-        total['utilization'] = _percent(total['size'] - total['free'], total['size'])
-        total['leased'] = count(pool.namespace, pool.name, expires_before=FOREVER)
-        total['expired'] = count(pool.namespace, pool.name, expires_before=now)
-        return total, subnets
-
-    def _lapsed(self, pool, subnet, allocatable, first, last):
-        """The addresses in [first, last] of ``subnet`` held by an expired lease (of any pool of the family) that
-        go straight back to ``pool``'s free space when the lease is released: allocatable here, and the
-        lease's pool has no reuse delay."""
-        found, where = [], dict(version=subnet.version, first=first, last=last, expires_before=self._stamp())
-        if not self.store.count_reservations(pool.namespace, **where):      # the usual case: counted, none built
-            return found
-        for r in self.store.find_reservations(pool.namespace, **where):
-            holder = pool if r.pool == pool.name else self.store.get_pool(r.namespace, r.pool)
-            if iv.contains(allocatable, r.address) and holder is not None and not holder.reuse_delay:
-                found.append(r.address)
-        return found
-
-    def _pool_dict(self, pool, children=None, with_map=False):
-        if children is None:
-            children = self._children(pool)
-        result = pool.to_data()
-        total, per_subnet = self._stats(pool, children)
-        result.update(total)
-        result['children'] = sorted(c.name for c in children)
-        for subnet, data, stats in zip(pool.subnets, result['subnets'], per_subnet):
-            data.update(stats)
-            if with_map:
-                data['map'] = self._map(pool, subnet)
-        return result
-
-    def _map(self, pool, subnet):
-        """Per range of at most MAP_LIMIT addresses (Ganeti's map): X held (by any reservation of the namespace:
-        a parent's forced address in a child too), . free (dynamic allocation could take it now: what ``free``
-        counts), - neither (an exclusion, the gateway, a child pool, an address resting under reuse_delay)."""
-        ns, version = pool.namespace, subnet.version
-        allocatable = self._allocatable(pool, subnet)
-        maps = []
-        for first, last in subnet.ranges:
-            entry = {'range': iv.format_span(version, first, last), 'map': None}
-            if last - first + 1 <= MAP_LIMIT:
-                now = self._stamp()
-                held = set(r.address for r in self.store.find_reservations(ns, version=version, first=first, last=last)
-                           if not r.expired(now))
-                lapsed = self._lapsed(pool, subnet, allocatable, first, last)
-                free = iv.merge([(a, b) for _v, a, b in self.store.free_space().spans(pool, version, first, last)]
-                                + [(n, n) for n in lapsed])
-                entry['map'] = ''.join(
-                    'X' if n in held else '.' if iv.contains(free, n) else '-' for n in range(first, last + 1))
-            maps.append(entry)
-        return maps
-
     # -- releasing --------------------------------------------------------
     def _free(self, pool, version, n):
         """Free an address the pool held: give it back now, or once the pool's reuse delay is over."""
@@ -269,28 +181,13 @@ class Service(object):
             self._free(pool, r.version, r.address)
         self._history('reservation', action, r.namespace, r.pool, old=r.to_data(), reservation=r)
 
-    def _family_of(self, pool):
-        """The pools of ``pool``'s parent/child family: its root pool and every pool below it."""
-        pools = self.store.list_pools(pool.namespace)
-        parent_of = dict((p.name, p.parent) for p in pools)
-
-        def root(name):
-            seen = set()
-            while parent_of.get(name) is not None and name not in seen:
-                seen.add(name)
-                name = parent_of[name]
-            return name
-
-        top = root(pool.name)
-        return [p for p in pools if root(p.name) == top]
-
     def _expire(self, pool):
         """Release the expired leases and end the reuse delays that are over, in every pool of ``pool``'s
         family (SPEC §3.3, §3.5): an address of a parent may lie in its child, so what the child hands out
         depends on the parent's leases and delays too. The caller holds the family's lock."""
         now = self._stamp()
         free = self.store.free_space()
-        for member in self._family_of(pool):
+        for member in _freespace.family(self.store, pool):
             for r in self.store.find_reservations(member.namespace, member.name, expires_before=now):
                 self._release(r, member, 'expire')
             free.settle(member, now)
@@ -541,7 +438,7 @@ class Service(object):
                 sources = self._sources(name, subnets, old.subnets if old else [], force)
                 new.subnets = [self._subnet(spec, source, force) for spec, source in zip(subnets, sources)]
             if old is not None and new.to_data() == old.to_data():
-                return self._pool_result(False, old, new, released=[])
+                return self.results.pool_result(False, old, new, released=[])
             new.updated_at = now
             children = self._children(new)
             released = []
@@ -559,16 +456,7 @@ class Service(object):
                     self.store.free_space().rebuild(self.store.get_pool(namespace, new.parent))
             self._history('pool', 'create' if old is None else 'update', namespace, name,
                           old=old.to_data() if old else None, new=new.to_data())
-            return self._pool_result(True, old, new, children, released)
-
-    def _pool_result(self, changed, old, new, children=None, released=None):
-        """A pool or range task's result; a pool task's also lists the reservations it ``released``."""
-        before = old.to_data() if old is not None else {}
-        result = {'changed': changed, 'pool': self._pool_dict(new, children),
-                  'diff': {'before': before, 'after': new.to_data()}}
-        if released is not None:
-            result['released'] = released
-        return result
+            return self.results.pool_result(True, old, new, children, released)
 
     def _check_shrink(self, old, new, children, force):
         """pool_in_use if the new subnets leave reservations (or child pools) outside; force releases them
@@ -587,7 +475,7 @@ class Service(object):
                             "Release them first, or set force: true to release them."
                             % (new.name, len(outside), ', '.join(r.address_str for r in outside[:20])),
                             addresses=[r.address_str for r in outside])
-        released = [self._reservation_dict(r, old) for r in outside]
+        released = [self.results.reservation(r, old) for r in outside]
         for r in outside:
             self._release(r, None)      # outside every subnet: nothing to give back
         return released
@@ -614,7 +502,7 @@ class Service(object):
             bits = 32 if subnet.version == 4 else 128
             if not subnet.prefix_length <= prefix_length <= bits:
                 continue
-            obstacles = self._carved(subnet, siblings) + [(n, n) for v, n in held if v == subnet.version]
+            obstacles = _freespace.carved(subnet, siblings) + [(n, n) for v, n in held if v == subnet.version]
             start = iv.first_aligned_block(iv.merge(obstacles), subnet.first, subnet.last,
                                            1 << (bits - prefix_length))
             if start is not None:
@@ -645,7 +533,7 @@ class Service(object):
         released = []
         for child in children:
             released += self._delete_pool(child, force)['released']
-        released += [self._reservation_dict(r, pool) for r in reservations]
+        released += [self.results.reservation(r, pool) for r in reservations]
         for r in reservations:
             self._release(r, None)      # the pool goes: nothing to give back
         self.store.delete_pool(pool.namespace, pool.name)
@@ -690,13 +578,13 @@ class Service(object):
                 else:
                     setattr(subnet, attr, iv.subtract(getattr(subnet, attr), spans))
             if new.to_data() == old.to_data():
-                return self._pool_result(False, old, old)
+                return self.results.pool_result(False, old, old)
             new.updated_at = self._stamp()
             self.store.save_pool(new)
             self.store.free_space().rebuild(new)
             self._history('range', 'add' if state == 'present' else 'remove', namespace, pool,
                           old=old.to_data(), new=new.to_data())
-            return self._pool_result(True, old, new)
+            return self.results.pool_result(True, old, new)
 
     # -- reservations (SPEC §3.1–§3.3, §3.5, §3.7) --------------------------
     def reserve(self, pool, owner, key='default', namespace='default', address=None, family=None, metadata=None,
@@ -726,7 +614,7 @@ class Service(object):
                     and (current.expires_at is None or current.expires_at > self._stamp()) \
                     and (wanted is None or wanted == (current.version, current.address)) \
                     and (version is None or version == current.version):
-                r = self._reservation_dict(current)
+                r = self.results.reservation(current)
                 return {'changed': False, 'reservation': r, 'diff': {'before': r, 'after': r}}
         with self.store.transaction(commit=not check):
             if reassign:    # two pools may change: take the namespace, not one pool after the other
@@ -736,7 +624,7 @@ class Service(object):
             p = self._pool(namespace, pool)
             self._expire(p)
             current = self.store.get_reservation(namespace, pool, owner, key)
-            before = self._reservation_dict(current, p) if current else {}
+            before = self.results.reservation(current, p) if current else {}
             now = self._stamp()
             expires_at = self._stamp(ttl) if ttl is not None else None
             # what a new reservation is, but for its address: complete before free space is asked for one
@@ -765,7 +653,7 @@ class Service(object):
                 action = 'update'
             self._history('reservation', action, namespace, pool, old=current.to_data() if current else None,
                           new=r.to_data(), reservation=r)
-            after = self._reservation_dict(r, p)
+            after = self.results.reservation(r, p)
             if predicted and check:
                 after['predicted'] = True
             return {'changed': True, 'reservation': after, 'diff': {'before': before, 'after': after}}
@@ -817,7 +705,7 @@ class Service(object):
                                % (text, holder.owner, holder.key, holder.pool),
                                holder={'pool': holder.pool, 'owner': holder.owner, 'key': holder.key})
         children = self._children(pool)
-        if not force and (subnet.is_excluded(n) or iv.contains(self._carved(subnet, children), n)):
+        if not force and (subnet.is_excluded(n) or iv.contains(_freespace.carved(subnet, children), n)):
             raise AddressExcluded("%s is excluded from pool '%s' (an exclusion, the gateway, the network or "
                                   "broadcast address, or a child pool). Set force: true to reserve it anyway."
                                   % (text, pool.name))
@@ -868,7 +756,7 @@ class Service(object):
             for r in targets:
                 if r.pool not in pools:
                     pools[r.pool] = self.store.get_pool(namespace, r.pool)
-                released.append(self._reservation_dict(r, pools[r.pool]))
+                released.append(self.results.reservation(r, pools[r.pool]))
                 self._release(r, pools[r.pool])
             return {'changed': bool(released), 'released': released,
                     'diff': {'before': {'reservations': released}, 'after': {'reservations': []}}}
@@ -881,7 +769,7 @@ class Service(object):
             if r is None or r.expired(self._stamp()):
                 self._pool(namespace, pool)
                 return None
-            return self._reservation_dict(r)
+            return self.results.reservation(r)
 
     def verify(self, namespace=None, repair=False, check=False):
         """The store checked against the invariants of SPEC §5 (``_verify``): one namespace, or every
@@ -943,7 +831,7 @@ class Service(object):
             result = {'changed': False, 'pools': []}
             for p in shown:
                 children = [c for c in pools if c.parent == p.name]
-                result['pools'].append(self._pool_dict(p, children, with_map=map))
+                result['pools'].append(self.results.pool(p, children, with_map=map))
             if wanted is None:
                 reservations = self.store.find_reservations(namespace, pool, owner, key)
             else:       # one indexed look-up, whatever the namespace holds
@@ -952,7 +840,7 @@ class Service(object):
                     want is None or want == have
                     for want, have in ((pool, holder.pool), (owner, holder.owner), (key, holder.key))) else []
             now = self._stamp()         # an expired lease is not held: the next allocation releases it
-            result['reservations'] = [self._reservation_dict(r, by_name.get(r.pool)) for r in reservations
+            result['reservations'] = [self.results.reservation(r, by_name.get(r.pool)) for r in reservations
                                       if not r.expired(now)]
             if history:
                 result['history'] = self.store.find_history(
@@ -960,7 +848,3 @@ class Service(object):
         if verify or repair:
             result.update(self.verify(namespace, repair=repair, check=check))
         return result
-
-
-def _percent(part, whole):
-    return round(100.0 * part / whole, 2) if whole else 0.0
