@@ -22,10 +22,10 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/collections
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: help venv venv-min link demo demo-min units units-min sanity integration \
-        molecule lint test build clean
+        molecule lint test build clean bench-netbox
 
 help:
-	@echo "make venv | venv-min | demo | demo-min | units | units-min | sanity | integration | molecule | lint | test | build | clean"
+	@echo "make venv | venv-min | demo | demo-min | units | units-min | sanity | integration | molecule | lint | test | build | clean | bench-netbox"
 
 # --- environments --------------------------------------------------------
 
@@ -96,6 +96,11 @@ lint: venv
 
 # What CI runs (.ci/run): units last, so pytest's summary is the last line.
 test: sanity integration molecule lint smoke-min units-min units
+
+# Issue 13's benchmark: 50 hosts reserve an address in a real NetBox through netpool.ipam and through
+# netbox.netbox (docs/performance.md). The script keeps .venv-bench (ansible 14.5.0, pynetbox 7.9.0 pinned).
+bench-netbox: link
+	$(PYTHON312) bench/netbox.py
 
 build: venv
 	$(VENV)/bin/ansible-galaxy collection build --force --output-path build/
