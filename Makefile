@@ -21,11 +21,11 @@ LINK := collections/ansible_collections/netpool/ipam
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/collections
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv venv-min link demo demo-min units units-min sanity integration \
+.PHONY: help venv venv-min link demo demo-min units units-min netbox sanity integration \
         molecule lint test build clean bench-netbox
 
 help:
-	@echo "make venv | venv-min | demo | demo-min | units | units-min | sanity | integration | molecule | lint | test | build | clean | bench-netbox"
+	@echo "make venv | venv-min | demo | demo-min | netbox | units | units-min | sanity | integration | molecule | lint | test | build | clean | bench-netbox"
 
 # --- environments --------------------------------------------------------
 
@@ -72,7 +72,13 @@ smoke-min: venv-min
 	test -s $$tmp/ipam.sqlite; \
 	echo "smoke-min: demo journey and idempotent rerun pass on $$($(VENV_MIN)/bin/ansible --version | sed -n 1p)"
 
-units: venv
+# A real NetBox for the NetBox store's tests: installed once per machine into its own virtualenv, with a
+# migrated template database on the machine's PostgreSQL (tests/utils/netbox.py; 5-9 minutes the first time).
+# Where it cannot run here, it says why and the NetBox tests skip (CI requires them).
+netbox: venv
+	$(VENV)/bin/python tests/utils/netbox.py install || [ "$${NETPOOL_IPAM_TEST_NETBOX:-}" != required ]
+
+units: venv netbox
 	$(VENV)/bin/pytest tests/unit
 
 units-min: venv-min
@@ -95,7 +101,7 @@ lint: venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/ansible-lint
 
 # What CI runs (.ci/run): units last, so pytest's summary is the last line.
-test: sanity integration molecule lint smoke-min units-min units
+test: sanity integration molecule lint smoke-min netbox units-min units
 
 # Issue 13's benchmark: 50 hosts reserve an address in a real NetBox through netpool.ipam and through
 # netbox.netbox (docs/performance.md). The script keeps .venv-bench (ansible 14.5.0, pynetbox 7.9.0 pinned).

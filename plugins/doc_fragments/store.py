@@ -20,8 +20,8 @@ options:
       - A file path or a URL. A path ending in C(.json) is the JSON store; any other path is a SQLite
         database file (created, mode 0600, when missing; its directory must exist).
         V(postgresql://user:password@host/db) is a PostgreSQL store.
-        V(netbox+https://host) and V(netbox+http://host) name a NetBox store (not available in this version,
-        the task fails with C(error=unsupported)).
+        V(netbox+https://host) (and V(netbox+http://host) for a test instance) is a NetBox 4.x store, with an API
+        token in O(store_token); what NetBox cannot hold fails with C(error=unsupported) (see docs/stores.md).
       - A relative path is relative to the directory C(ansible-playbook) (or C(ansible-inventory)) was started
         from, not to the playbook or the role.
       - If not given, the value of the E(NETPOOL_IPAM_STORE) environment variable of the controller is used,
@@ -37,7 +37,8 @@ options:
   store_token:
     description:
       - The secret of a remote store. For PostgreSQL it is the password (keep it out of the URL; a URL that
-        also carries a password is refused with C(error=invalid_argument)); a NetBox store would take its API token.
+        also carries a password is refused with C(error=invalid_argument)); for NetBox it is the API token (v1,
+        or v2 V(nbt_...)).
       - If not given, the value of the E(NETPOOL_IPAM_STORE_TOKEN) environment variable is used.
       - Never shown in results, messages or history.
     type: str

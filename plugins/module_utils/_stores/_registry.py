@@ -15,7 +15,7 @@ import importlib
 import os
 import re
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, Unsupported
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
 from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
 
 
@@ -26,6 +26,7 @@ STORES = {
     'sqlite': ('_sqlite', 'SqliteStore'),
     'json': ('_json', 'JsonStore'),
     'postgresql': ('_postgresql', 'PostgresqlStore'),
+    'netbox': ('_netbox', 'NetboxStore'),
 }
 
 DEFAULT_STORE = 'ipam.sqlite'
@@ -94,9 +95,6 @@ def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=
     if not isinstance(spec, str) or not spec.strip():
         raise InvalidArgument('store must be a path or a URL, got %r.' % (spec,))
     kind = store_kind(spec)
-    if kind not in STORES:
-        raise Unsupported("The %s store is not available in this version of netpool.ipam. "
-                          "Use a SQLite or JSON file, or postgresql://..." % kind)
     module, name = STORES[kind]
     cls = getattr(importlib.import_module(_PACKAGE + module), name)
     if kind in ('sqlite', 'json'):

@@ -50,7 +50,7 @@ def test_option_errors_fail_with_invalid_argument(store, capsys):
 
 def test_token_is_not_echoed(tmp_path, capsys):
     code, out = run(info, {'store': 'netbox+https://127.0.0.1:9', 'store_token': 'tok-SECRET'}, capsys)
-    assert code == 1 and out['error'] == 'unsupported'
+    assert code == 1 and out['error'] == 'store_unavailable'
     assert 'tok-SECRET' not in json.dumps(out)
 
 

@@ -116,7 +116,7 @@ def test_lookup(workdir):
 def test_lookup_hides_the_password(workdir):
     with pytest.raises(AnsibleError) as error:
         lookup(['web'], owner='h1', store='netbox+https://u:pw-SECRET@127.0.0.1:9')
-    assert 'pw-SECRET' not in str(error.value) and '(error unsupported)' in str(error.value)
+    assert 'pw-SECRET' not in str(error.value) and '(error invalid_argument)' in str(error.value)
 
 
 def test_lookup_options_are_cached_by_value_and_type(workdir):

@@ -61,13 +61,16 @@ def test_store_kind(spec, kind):
     assert store_kind(spec) == kind
 
 
-def test_unknown_scheme_and_netbox_are_clear_errors():
+def test_unknown_scheme_and_netbox_without_a_token_are_clear_errors():
     with pytest.raises(IpamError) as info:
         open_store('mysql://root:hunter2@db/ipam')
     assert info.value.code == 'invalid_argument' and 'hunter2' not in info.value.msg
     with pytest.raises(IpamError) as info:
         open_store('netbox+https://netbox.example.org')
-    assert info.value.code == 'unsupported'
+    assert info.value.code == 'invalid_argument' and 'store_token' in info.value.msg
+    with pytest.raises(IpamError) as info:
+        open_store('netbox+https://admin:hunter2@netbox.example.org', token='t')
+    assert info.value.code == 'invalid_argument' and 'hunter2' not in info.value.msg
 
 
 def test_redact():

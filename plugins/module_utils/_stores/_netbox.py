@@ -1,0 +1,823 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The NetBox store: this collection's pools and reservations kept in a NetBox 4.x (``requests``).
+
+This is a private module: it may change at any time. The mapping (docs/stores.md):
+
+- a namespace is a VRF of that name (``default`` is the global table); a VRF is created, with
+  ``enforce_unique``, by the first change in its namespace;
+- a pool's subnet is a prefix tagged ``netpool`` with the custom fields ``netpool_pool`` (the pool's name)
+  and ``netpool`` (JSON: the pool's settings, the subnet's gateway, dns, ranges and exclusions, its order);
+- what a subnet may hand out (its ranges less exclusions, the gateway and child pools) is a set of IP ranges
+  tagged ``netpool``, derived again whenever the pool's shape changes;
+- a reservation is an IP address with status ``active`` and the custom fields ``netpool_claim`` (unique:
+  ``namespace/pool/owner/key``, each part percent-encoded), ``netpool_pool``, ``netpool_owner``,
+  ``netpool_expires`` (a lease's end, a datetime) and ``netpool`` (JSON: key, static, metadata, times); its
+  ``dns_name`` is the owner where the owner is a DNS name;
+- an address resting under a reuse delay is an IP address with status ``deprecated``, ``netpool_pool`` and
+  ``netpool_expires`` set to the end of the rest;
+- history is NetBox's own change log: every change this store makes carries a changelog message
+  ``netpool: <action> ...``, and ``find_history`` reads those changes back.
+
+Free space is NetBox's: a dynamic reservation is one ``POST .../ip-ranges/{id}/available-ips/`` carrying the
+claim, atomic in NetBox (its advisory lock, and the claim's uniqueness: a second request for the same
+reservation is refused and adopts the first one's address). NetBox has no transactions across requests:
+writes are kept until the transaction commits and then sent in order; an allocation, which must be sent to
+learn its address, is deleted again if the transaction fails. Check mode sends no write at all: an
+allocation then asks NetBox which address it would hand out (``predicted``).
+
+What NetBox cannot hold faithfully is ``unsupported``: the ``random`` strategy (NetBox hands out the first
+available address of a range).
+"""
+
+import contextlib
+import json
+import re
+
+from urllib.parse import quote, urlsplit, urlunsplit
+
+try:
+    import requests
+    from requests.adapters import HTTPAdapter
+    from urllib3.util.retry import Retry
+except ImportError:  # pragma: no cover - exercised by the missing-library test
+    requests = None
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+    AddressInUse, InvalidArgument, StoreBusy, StoreUnavailable, Unsupported, missing_library)
+from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import FreeSpace, Store
+
+
+TAG = 'netpool'
+#: custom fields this store keeps, created on first use: name -> (type, object types, extra settings)
+FIELDS = {
+    'netpool_pool': ('text', ['ipam.prefix', 'ipam.iprange', 'ipam.ipaddress'], {'filter_logic': 'exact'}),
+    'netpool_claim': ('text', ['ipam.ipaddress'], {'filter_logic': 'exact', 'unique': True}),
+    'netpool_owner': ('text', ['ipam.ipaddress'], {'filter_logic': 'exact'}),
+    'netpool_expires': ('datetime', ['ipam.ipaddress'], {'filter_logic': 'exact'}),
+    'netpool': ('json', ['ipam.prefix', 'ipam.ipaddress'], {'filter_logic': 'disabled'}),
+}
+PAGE = 1000
+#: the most addresses a NetBox IP range holds
+RANGE_LIMIT = 2 ** 32 - 1
+_DNS_NAME = re.compile(r'^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}'
+                       r'[A-Za-z0-9])?)*$')
+
+
+def claim(namespace, pool, owner, key):
+    """The unique claim of a reservation: its identity, each part percent-encoded, joined by ``/``."""
+    return '/'.join(quote(part, safe='') for part in (namespace, pool, owner, key))
+
+
+def _netbox_time(stamp):
+    """An ISO time of the service (``...Z``) as NetBox takes a datetime custom field."""
+    return None if stamp is None else stamp.replace('Z', '+00:00')
+
+
+def _cidr(version, n, prefix_length):
+    return '%s/%d' % (iv.to_str(version, n), prefix_length)
+
+
+def _host(address):
+    """``(version, int)`` of a NetBox address ``a.b.c.d/len``."""
+    parsed = iv.parse_address(address.split('/')[0])
+    return parsed.version, int(parsed)
+
+
+class _Transaction(object):
+    def __init__(self, write, commit):
+        self.write, self.commit = write, commit
+        self.pools = {}             # (namespace, name) -> Pool or None (deleted)
+        self.reservations = {}      # ident -> Reservation or None (deleted), written in this transaction
+        self.ops = []               # writes to send at commit, in order: [callable, message]
+        self.created = []           # API URLs of what this transaction created: deleted again if it fails
+        self.messages = []          # changelog messages of this transaction's history entries
+
+
+class NetboxStore(Store):
+    """Pools and reservations in NetBox's IPAM, over its REST API."""
+
+    kind = 'netbox'
+
+    def __init__(self, spec, timeout=30, validate_certs=True, token=None, create=True):
+        if requests is None:
+            raise missing_library('requests', 'the NetBox store')
+        parts = urlsplit(spec)
+        scheme = parts.scheme.split('+', 1)[1]
+        if not parts.hostname:
+            raise InvalidArgument('store %s names no NetBox host: write netbox+https://netbox.example.com.'
+                                  % self._describe_spec(spec))
+        if parts.username or parts.password:
+            raise InvalidArgument('Give the NetBox API token in store_token, not in the store URL.')
+        if not token:
+            raise InvalidArgument('The NetBox store needs an API token: set store_token (or NETPOOL_IPAM_STORE_TOKEN) '
+                                  'to a NetBox API token with write permission on IPAM and extras.')
+        path = parts.path.rstrip('/')
+        if path.endswith('/api'):
+            path = path[:-4]
+        self.base = urlunsplit((scheme, parts.netloc, path + '/api', '', ''))
+        self.url = urlunsplit((parts.scheme, parts.netloc, path, '', ''))
+        self.timeout = timeout
+        self.create = create
+        self._secret = token
+        self._session = requests.Session()
+        self._session.verify = bool(validate_certs)
+        self._session.headers.update({
+            'Authorization': ('Bearer %s' if token.startswith('nbt_') else 'Token %s') % token,
+            'Accept': 'application/json', 'Content-Type': 'application/json'})
+        # Reads, updates and deletes are retried on 429/5xx and lost connections; a POST is not (the claim
+        # makes a repeated reservation safe, and it is resolved by reading, not by sending it twice).
+        retry = Retry(total=3, connect=3, read=2, backoff_factor=0.3, status_forcelist=(429, 502, 503, 504),
+                      allowed_methods=frozenset(('GET', 'PATCH', 'DELETE')), raise_on_status=False,
+                      respect_retry_after_header=True)
+        self._session.mount('http://', HTTPAdapter(max_retries=retry))
+        self._session.mount('https://', HTTPAdapter(max_retries=retry))
+        self._vrfs = {'default': None}     # namespace -> VRF id (None: the global table)
+        self._schema_ready = False
+        self._tx = None
+        self._free = None
+
+    @staticmethod
+    def _describe_spec(spec):
+        return "'%s'" % spec
+
+    # -- HTTP -----------------------------------------------------------
+    def _request(self, method, path, params=None, body=None, ok=(200, 201, 204)):
+        try:
+            return self._send_request(method, path, params, body, ok)
+        except _Refused as e:
+            missing = 'custom field' in e.text.lower() or 'tag' in e.text or 'netpool' in e.text
+            if self._schema_ready or method == 'GET' or '/extras/' in path or not missing:
+                raise
+        self._ensure_schema()       # the first change on this NetBox: make the custom fields and the tag
+        return self._send_request(method, path, params, body, ok)
+
+    def _send_request(self, method, path, params, body, ok):
+        url = path if path.startswith('http') else self.base + path
+        try:
+            response = self._session.request(method, url, params=params,
+                                             data=None if body is None else json.dumps(body),
+                                             timeout=(min(self.timeout, 10), self.timeout))
+        except requests.exceptions.SSLError as e:
+            raise StoreUnavailable('Cannot verify the TLS certificate of NetBox at %s (%s). Install its CA, or set '
+                                   'validate_certs: false for a test instance.' % (self.url, _first_line(e)))
+        except requests.exceptions.Timeout:
+            raise StoreBusy('NetBox at %s did not answer %s %s within %s seconds. Raise timeout, or check the '
+                            'server.' % (self.url, method, _path(url), self.timeout))
+        except requests.exceptions.RequestException as e:
+            raise StoreUnavailable('Cannot reach NetBox at %s (%s). Check the store URL and that NetBox is running.'
+                                   % (self.url, _first_line(e)))
+        if response.status_code not in ok:
+            self._refuse(method, url, response)
+        if method == 'POST' and self._tx is not None and response.status_code == 201 and '/ipam/' in url \
+                and '/ipam/vrfs/' not in url:
+            made = response.json()
+            self._tx.created += [obj['url'] for obj in (made if isinstance(made, list) else [made])]
+        return response
+
+    def _refuse(self, method, url, response):
+        where = '%s %s' % (method, _path(url))
+        try:
+            detail = response.json()
+        except ValueError:
+            if response.status_code < 500:
+                raise StoreUnavailable('%s is not a NetBox API: %s answered %d with a page, not JSON. Check the store '
+                                       'URL (netbox+https://HOST, with NetBox\'s base path if it has one).'
+                                       % (self.url, where, response.status_code))
+            detail = response.text[:300]
+        if isinstance(detail, dict) and set(detail) == set(['detail']):
+            detail = detail['detail']
+        text = json.dumps(detail) if not isinstance(detail, str) else detail
+        text = text.replace(self._secret, '********')
+        if response.status_code in (401, 403):
+            if 'permission' in text.lower():
+                raise StoreUnavailable('NetBox at %s refused %s: %s The token needs write permission on IPAM '
+                                       '(prefixes, IP ranges, IP addresses, VRFs) and, the first time, on extras '
+                                       '(custom fields and tags).' % (self.url, where, text))
+            raise StoreUnavailable('NetBox at %s refused the API token (%s): %s Check store_token.'
+                                   % (self.url, where, text))
+        if response.status_code in (429,) or response.status_code >= 500:
+            raise StoreUnavailable('NetBox at %s failed %s with %d after retries: %s'
+                                   % (self.url, where, response.status_code, text))
+        raise _Refused(response.status_code, where, text)
+
+    def _get(self, path, params=None):
+        return self._request('GET', path, params=params).json()
+
+    def _all(self, path, params=None):
+        """Every object of a list, page after page."""
+        params = dict(params or {}, limit=PAGE)
+        page = self._get(path, params)
+        found = list(page['results'])
+        while page.get('next'):
+            page = self._get(page['next'])
+            found += page['results']
+        return found
+
+    # -- transactions ---------------------------------------------------
+    @contextlib.contextmanager
+    def transaction(self, write=True, commit=True):
+        if self._tx is not None:
+            raise RuntimeError('NetBox store transactions do not nest')
+        self._tx = tx = _Transaction(write, commit)
+        try:
+            yield self
+            if write and commit and tx.ops:
+                self._send(tx)
+        except BaseException:
+            self._undo(tx)
+            raise
+        finally:
+            self._tx = None
+
+    def _send(self, tx):
+        message = 'netpool: ' + '; '.join(tx.messages or ['change'])
+        for op in tx.ops:
+            op(message[:200])
+
+    def _undo(self, tx):
+        """Delete what a transaction that failed created (an allocation, or the first writes of a commit that
+        failed part way)."""
+        for url in reversed(tx.created):
+            with contextlib.suppress(StoreUnavailable, StoreBusy):
+                self._request('DELETE', url, body={'changelog_message': 'netpool: undo of a failed task'},
+                              ok=(204, 404))
+
+    def _later(self, op):
+        self._tx.ops.append(op)
+
+    def lock_pool(self, namespace, name):
+        """Nothing: NetBox has no lock a client can hold. Its allocation is atomic, and the claim unique."""
+
+    def lock_namespace(self, namespace):
+        """Nothing (see ``lock_pool``)."""
+
+    def close(self):
+        self._session.close()
+
+    def free_space(self):
+        if self._free is None:
+            self._free = NetboxFreeSpace(self)
+        return self._free
+
+    # -- what this store keeps in NetBox ---------------------------------
+    def _ensure_schema(self):
+        """Create the custom fields and tag this store uses, once per process, when a change needs them."""
+        if self._schema_ready:
+            return
+        have = set(f['name'] for f in self._all('/extras/custom-fields/', {'name__isw': 'netpool'}))
+        for name, (kind, types, extra) in sorted(FIELDS.items()):
+            if name not in have:
+                body = dict(extra, name=name, type=kind, object_types=types, label=name,
+                            description='netpool.ipam (do not edit by hand)', ui_editable='hidden')
+                self._create('/extras/custom-fields/', body, 'the custom field %s' % name)
+        if not self._get('/extras/tags/', {'slug': TAG})['results']:
+            self._create('/extras/tags/', {'name': TAG, 'slug': TAG, 'description': 'managed by netpool.ipam'},
+                         'the tag %s' % TAG)
+        self._schema_ready = True
+
+    def _create(self, path, body, what):
+        try:
+            self._request('POST', path, body=body)
+        except StoreUnavailable as e:
+            if 'permission' not in str(e):
+                raise
+            raise StoreUnavailable('The NetBox store needs %s, which does not exist, and the token may not create it. '
+                                   'Create it once with a token that may (%s %s), or let an administrator create '
+                                   'it; docs/stores.md lists the custom fields and the tag.' % (what, path,
+                                                                                                json.dumps(body)))
+
+    def _vrf(self, namespace, make=False):
+        """The VRF id of a namespace (None: the global table); ``False`` if it has none and ``make`` is off."""
+        if namespace in self._vrfs:
+            return self._vrfs[namespace]
+        found = [v for v in self._get('/ipam/vrfs/', {'name': namespace, 'limit': 10})['results']
+                 if v['name'] == namespace]
+        if found:
+            self._vrfs[namespace] = found[0]['id']
+        elif make:
+            made = self._request('POST', '/ipam/vrfs/', body={
+                'name': namespace, 'enforce_unique': True, 'description': 'netpool.ipam namespace',
+                'tags': [{'slug': TAG}]}).json()
+            self._vrfs[namespace] = made['id']
+        else:
+            return False
+        return self._vrfs[namespace]
+
+    def _in(self, namespace, params=None):
+        """List parameters selecting the namespace's VRF; None if the namespace has none yet."""
+        vrf = self._vrf(namespace)
+        if vrf is False:
+            return None
+        return dict(params or {}, vrf_id='null' if vrf is None else vrf)
+
+    # -- pools ----------------------------------------------------------
+    def _prefixes(self, namespace, name=None):
+        params = self._in(namespace, {'tag': TAG})
+        if params is None:
+            return []
+        if name is not None:
+            params['cf_netpool_pool'] = name
+        try:
+            found = self._all('/ipam/prefixes/', params)
+        except _Refused:
+            return []       # no tag netpool yet: nothing of this collection's is here
+        return [p for p in found if (p['custom_fields'] or {}).get('netpool_pool') is not None
+                and (name is None or p['custom_fields']['netpool_pool'] == name)
+                and isinstance((p['custom_fields'] or {}).get('netpool'), dict)]
+
+    @staticmethod
+    def _pools_of(namespace, prefixes):
+        by_pool = {}
+        for p in prefixes:
+            by_pool.setdefault(p['custom_fields']['netpool_pool'], []).append(p)
+        pools = {}
+        for name, group in by_pool.items():
+            group.sort(key=lambda p: p['custom_fields']['netpool'].get('index', 0))
+            data = dict(group[0]['custom_fields']['netpool']['pool'], namespace=namespace, name=name,
+                        subnets=[p['custom_fields']['netpool']['subnet'] for p in group])
+            pool = Pool.from_data(data)
+            pool.prefix_ids = dict((s.cidr, p['id']) for s, p in zip(pool.subnets, group))
+            pools[name] = pool
+        return pools
+
+    def get_pool(self, namespace, name):
+        key = (namespace, name)
+        if self._tx is not None and key in self._tx.pools:
+            return self._tx.pools[key]
+        pool = self._pools_of(namespace, self._prefixes(namespace, name)).get(name)
+        if self._tx is not None:
+            self._tx.pools[key] = pool
+        return pool
+
+    def list_pools(self, namespace=None):
+        namespaces = [namespace] if namespace is not None else self._namespaces()
+        pools = []
+        for ns in namespaces:
+            found = self._pools_of(ns, self._prefixes(ns))
+            if self._tx is not None:
+                for (tns, name), pool in self._tx.pools.items():
+                    if tns == ns and (pool is not None or name in found):
+                        found[name] = pool
+            pools += [found[name] for name in sorted(found) if found[name] is not None]
+        return pools
+
+    def _namespaces(self):
+        names = ['default']
+        try:
+            names += sorted(v['name'] for v in self._all('/ipam/vrfs/', {'tag': TAG}))
+        except _Refused:
+            pass
+        return names
+
+    def save_pool(self, pool):
+        if pool.strategy == 'random':
+            raise Unsupported("The NetBox store cannot keep strategy 'random': NetBox hands out the first available "
+                              "address of a range. Use strategy 'first' with this store.")
+        old = self.get_pool(pool.namespace, pool.name)
+        self._tx.pools[(pool.namespace, pool.name)] = pool
+        old_ids = dict(getattr(old, 'prefix_ids', {}) or {})
+
+        def send(message):
+            vrf = self._vrf(pool.namespace, make=True)
+            settings = pool.to_data()
+            for k in ('namespace', 'name', 'subnets'):
+                settings.pop(k)
+            for index, subnet in enumerate(pool.subnets):
+                body = {'prefix': subnet.cidr, 'vrf': vrf, 'status': 'active', 'tags': [{'slug': TAG}],
+                        'description': ('netpool %s/%s %s' % (pool.namespace, pool.name, pool.description or ''))[:200],
+                        'custom_fields': {'netpool_pool': pool.name, 'netpool': {
+                            'pool': settings, 'subnet': subnet.to_data(), 'index': index}},
+                        'changelog_message': message}
+                ident = old_ids.pop(subnet.cidr, None) or self._adopt_prefix(subnet.cidr, vrf)
+                if ident is None:
+                    self._request('POST', '/ipam/prefixes/', body=body)
+                else:
+                    self._request('PATCH', '/ipam/prefixes/%d/' % ident, body=body)
+            for ident in old_ids.values():
+                self._request('DELETE', '/ipam/prefixes/%d/' % ident, body={'changelog_message': message})
+        self._later(send)
+
+    def _adopt_prefix(self, cidr, vrf):
+        """The id of a prefix NetBox already has for this cidr in the VRF (made by hand), or None."""
+        found = self._get('/ipam/prefixes/', {'prefix': cidr, 'vrf_id': 'null' if vrf is None else vrf, 'limit': 2})
+        return found['results'][0]['id'] if found['results'] else None
+
+    def delete_pool(self, namespace, name):
+        old = self.get_pool(namespace, name)
+        self._tx.pools[(namespace, name)] = None
+        if old is None:
+            return
+
+        def send(message):
+            params = self._in(namespace, {'cf_netpool_pool': name})
+            for path in ('/ipam/ip-ranges/', '/ipam/ip-addresses/'):
+                for obj in self._all(path, dict(params, tag=TAG) if path == '/ipam/ip-ranges/' else
+                                     dict(params, status='deprecated')):
+                    if (obj['custom_fields'] or {}).get('netpool_pool') == name:
+                        self._request('DELETE', '%s%d/' % (path, obj['id']), body={'changelog_message': message})
+            for ident in old.prefix_ids.values():
+                self._request('DELETE', '/ipam/prefixes/%d/' % ident, body={'changelog_message': message})
+        self._later(send)
+
+    # -- reservations ---------------------------------------------------
+    def _reservation(self, namespace, obj):
+        cf = obj['custom_fields'] or {}
+        data = cf.get('netpool') or {}
+        version, n = _host(obj['address'])
+        r = Reservation(namespace, cf['netpool_pool'], cf['netpool_owner'], data.get('key'), version, n,
+                        static=bool(data.get('static')), metadata=data.get('metadata'),
+                        created_at=data.get('created_at'), updated_at=data.get('updated_at'),
+                        expires_at=data.get('expires_at'))
+        r.netbox_id = obj['id']
+        return r
+
+    def _ours(self, obj, namespace, **wanted):
+        cf = obj.get('custom_fields') or {}
+        if obj.get('status', {}).get('value') != 'active' or not cf.get('netpool_claim'):
+            return False
+        return all(v is None or cf.get(k) == v for k, v in wanted.items())
+
+    def _by_claim(self, namespace, pool, owner, key):
+        wanted = claim(namespace, pool, owner, key)
+        params = self._in(namespace, {'cf_netpool_claim': wanted, 'limit': 5})
+        if params is None:
+            return []
+        found = self._get('/ipam/ip-addresses/', params)['results']
+        return sorted((o for o in found if (o['custom_fields'] or {}).get('netpool_claim') == wanted),
+                      key=lambda o: o['id'])
+
+    def get_reservation(self, namespace, pool, owner, key):
+        ident = (namespace, pool, owner, key)
+        if self._tx is not None and ident in self._tx.reservations:
+            return self._tx.reservations[ident]
+        found = self._by_claim(namespace, pool, owner, key)
+        return self._reservation(namespace, found[0]) if found else None
+
+    def holder(self, namespace, version, address):
+        for r in self._overlay(namespace, version=version, first=address, last=address, fetched=self._fetch(
+                namespace, {'address': iv.to_str(version, address)})):
+            return r
+        return None
+
+    def _fetch(self, namespace, params):
+        params = self._in(namespace, dict(params, status='active'))
+        if params is None:
+            return []
+        return [self._reservation(namespace, o) for o in self._all('/ipam/ip-addresses/', params)
+                if self._ours(o, namespace)]
+
+    def _overlay(self, namespace, fetched, pool=None, owner=None, key=None, version=None, first=None, last=None,
+                 expires_before=None):
+        """``fetched`` with this transaction's unsent changes applied, filtered exactly, sorted."""
+        by_ident = dict((r.ident, r) for r in fetched)
+        if self._tx is not None:
+            for ident, r in self._tx.reservations.items():
+                if ident[0] == namespace:
+                    by_ident[ident] = r
+        found = []
+        for r in by_ident.values():
+            if r is None or any(want is not None and want != have for want, have in (
+                    (pool, r.pool), (owner, r.owner), (key, r.key), (version, r.version))):
+                continue
+            if (first is not None and r.address < first) or (last is not None and r.address > last):
+                continue
+            if expires_before is not None and (r.expires_at is None or r.expires_at > expires_before):
+                continue
+            found.append(r)
+        return sorted(found, key=lambda r: (r.namespace, r.pool, r.version, r.address))
+
+    def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
+                          first=None, last=None, expires_before=None):
+        namespaces = [namespace] if namespace is not None else self._namespaces()
+        found = []
+        for ns in namespaces:
+            params = {}
+            if pool is not None:
+                params['cf_netpool_pool'] = pool
+            if owner is not None:
+                params['cf_netpool_owner'] = owner
+            if version is not None:
+                params['family'] = version
+            if expires_before is not None:
+                params['cf_netpool_expires__lte'] = _netbox_time(expires_before)
+            if version is not None and first is not None and last is not None:
+                params['parent'] = str(iv.netaddr.spanning_cidr([iv.netaddr.IPAddress(first, version),
+                                                                 iv.netaddr.IPAddress(last, version)]))
+            found += self._overlay(ns, self._fetch(ns, params), pool, owner, key, version, first, last,
+                                   expires_before)
+        return found
+
+    def count_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
+                           first=None, last=None, expires_before=None):
+        return len(self.find_reservations(namespace, pool, owner, key, version, first, last, expires_before))
+
+    def save_reservation(self, reservation):
+        r = reservation.copy()
+        old = self.get_reservation(*r.ident)
+        if old is not None and old.to_data() == r.to_data() and getattr(old, 'sent', False):
+            return      # the allocation that created it sent exactly this
+        holder = self.holder(r.namespace, r.version, r.address)
+        if holder is not None and holder.ident != r.ident:
+            raise AddressInUse('%s is already held by %s/%s in pool %s.'
+                               % (r.address_str, holder.owner, holder.key, holder.pool))
+        netbox_id = getattr(old, 'netbox_id', None)
+        r.netbox_id = netbox_id
+        self._tx.reservations[r.ident] = r
+        pool = self.get_pool(r.namespace, r.pool)
+
+        def send(message):
+            body = self._address_body(r, pool, message)
+            if netbox_id is None:
+                try:
+                    made = self._request('POST', '/ipam/ip-addresses/', body=body).json()
+                except _Refused as e:
+                    raise self._conflict(r, e)
+                r.netbox_id = made['id']
+            else:
+                self._request('PATCH', '/ipam/ip-addresses/%d/' % netbox_id, body=body)
+        self._later(send)
+
+    def _conflict(self, r, refused):
+        if 'duplicate' in refused.text.lower() or 'unique' in refused.text.lower():
+            return AddressInUse('NetBox already has %s in namespace %s (an IP address this collection does not '
+                                'manage, or a reservation made meanwhile): %s'
+                                % (r.address_str, r.namespace, refused.text))
+        return InvalidArgument('NetBox refused %s for %s/%s in pool %s: %s'
+                               % (r.address_str, r.owner, r.key, r.pool, refused.text))
+
+    def _address_body(self, r, pool, message):
+        subnet = pool.subnet_of(r.version, r.address) if pool is not None else None
+        length = subnet.prefix_length if subnet is not None else (32 if r.version == 4 else 128)
+        data = {'key': r.key, 'static': r.static, 'metadata': r.metadata, 'created_at': r.created_at,
+                'updated_at': r.updated_at, 'expires_at': r.expires_at}
+        body = self._claim_body(r, data, message)
+        body['address'] = _cidr(r.version, r.address, length)
+        body['vrf'] = self._vrf(r.namespace, make=True)
+        return body
+
+    @staticmethod
+    def _claim_body(r, data, message):
+        return {'status': 'active', 'tags': [{'slug': TAG}],
+                'dns_name': r.owner if _DNS_NAME.match(r.owner) else '',
+                'description': ('netpool %s/%s %s/%s' % (r.namespace, r.pool, r.owner, r.key))[:200],
+                'custom_fields': {'netpool_claim': claim(*r.ident), 'netpool_pool': r.pool, 'netpool_owner': r.owner,
+                                  'netpool_expires': _netbox_time(r.expires_at), 'netpool': data},
+                'changelog_message': message}
+
+    def delete_reservation(self, reservation):
+        old = self.get_reservation(*reservation.ident)
+        self._tx.reservations[reservation.ident] = None
+        if old is None or getattr(old, 'netbox_id', None) is None:
+            return
+
+        def send(message):
+            self._request('DELETE', '/ipam/ip-addresses/%d/' % old.netbox_id, body={'changelog_message': message},
+                          ok=(204, 404))
+        self._later(send)
+
+    # -- history --------------------------------------------------------
+    def add_history(self, entry):
+        """NetBox keeps the history: this names the change in its change log (``netpool: <action> ...``)."""
+        what = [entry['action'], '%s/%s' % (entry['namespace'], entry['pool'] or '')]
+        if entry.get('owner') is not None:
+            what.append('%s/%s' % (entry['owner'], entry['key']))
+        if entry.get('address'):
+            what.append(entry['address'])
+        self._tx.messages.append(' '.join(what))
+
+    def find_history(self, namespace=None, pool=None, owner=None, address=None):
+        """The changes this collection made, from NetBox's change log, oldest first."""
+        entries = []
+        namespaces = dict((vrf['id'], vrf['name']) for vrf in self._all('/ipam/vrfs/', {'tag': TAG}))
+        for change in self._all('/core/object-changes/', {'q': 'netpool:', 'ordering': 'time'}):
+            entry = _entry(change, namespaces)
+            if entry is None:
+                continue
+            if all(want is None or want == entry[k] for k, want in (
+                    ('namespace', namespace), ('pool', pool), ('owner', owner), ('address', address))):
+                entries.append(entry)
+        return entries
+
+    def clear_history(self):
+        raise Unsupported("NetBox keeps its change log itself: the NetBox store cannot replace a whole state's "
+                          "history. Import into a SQLite, JSON or PostgreSQL store instead.")
+
+
+class NetboxFreeSpace(FreeSpace):
+    """Free space as NetBox derives it: IP ranges less the IP addresses inside them."""
+
+    def _ranges(self, pool, subnet=None):
+        params = self.store._in(pool.namespace, {'tag': TAG, 'cf_netpool_pool': pool.name})
+        if params is None:
+            return []
+        found = []
+        for obj in self.store._all('/ipam/ip-ranges/', params):
+            if (obj['custom_fields'] or {}).get('netpool_pool') != pool.name:
+                continue
+            version, first = _host(obj['start_address'])
+            last = _host(obj['end_address'])[1]
+            if subnet is None or (subnet.version == version and subnet.first <= first <= subnet.last):
+                found.append((version, first, last, obj['id']))
+        return sorted(found)
+
+    def allocate(self, pool, subnet, reservation, rng):
+        store = self.store
+        if pool.strategy == 'random':
+            raise Unsupported("The NetBox store cannot hand out addresses at random (strategy 'random').")
+        for version, _first, _last, ident in self._ranges(pool, subnet):
+            if not store._tx.commit:      # check mode: ask, send nothing
+                found = store._get('/ipam/ip-ranges/%d/available-ips/' % ident, {'limit': 1})
+                if found:
+                    return _host(found[0]['address'])[1]
+                continue
+            r = reservation.copy()
+            r.version = version
+            data = {'key': r.key, 'static': False, 'metadata': r.metadata, 'created_at': r.created_at,
+                    'updated_at': r.updated_at, 'expires_at': r.expires_at}
+            body = store._claim_body(r, data, ('netpool: reserve %s/%s %s/%s' % r.ident)[:200])
+            body['prefix_length'] = subnet.prefix_length
+            try:
+                made = store._request('POST', '/ipam/ip-ranges/%d/available-ips/' % ident, body=body,
+                                      ok=(200, 201))
+            except _Refused as e:
+                if e.status == 409:
+                    continue        # this range is full: the next one
+                if 'netpool_claim' in e.text or 'unique' in e.text.lower():
+                    return self._adopt(pool, reservation)   # another fork or controller reserved it meanwhile
+                raise
+            made = made.json()
+            return self._confirm(pool, reservation, made[0] if isinstance(made, list) else made)
+        return None
+
+    def _confirm(self, pool, reservation, made):
+        """One holder per claim: NetBox checks uniqueness in its application, so two requests on different
+        ranges could both pass; the lowest id keeps the claim and the other address is deleted."""
+        store = self.store
+        holders = store._by_claim(*reservation.ident)
+        mine = dict(made, custom_fields=made.get('custom_fields') or {})
+        if holders and holders[0]['id'] != mine['id']:
+            store._request('DELETE', '/ipam/ip-addresses/%d/' % mine['id'], ok=(204, 404),
+                           body={'changelog_message': 'netpool: double claim resolved'})
+            store._tx.created.remove(mine['url'])
+            return self._adopt(pool, reservation)
+        r = store._reservation(pool.namespace, mine)
+        r.sent = True
+        store._tx.reservations[r.ident] = r
+        return r.address
+
+    def _adopt(self, pool, reservation):
+        store = self.store
+        holders = store._by_claim(*reservation.ident)
+        if not holders:
+            raise StoreBusy('NetBox refused a second claim on %s/%s/%s/%s but shows none: try again.'
+                            % reservation.ident)
+        r = store._reservation(pool.namespace, holders[0])
+        r.sent = True
+        store._tx.reservations[r.ident] = r
+        reservation.metadata, reservation.created_at = r.metadata, r.created_at
+        return r.address
+
+    def take(self, pool, version, n):
+        for member in _freespace.family(self.store, pool):
+            for v, address, _until, ident in self._resting(member, v_n=(version, n)):
+                self.store._later(lambda message, ident=ident: self.store._request(
+                    'DELETE', '/ipam/ip-addresses/%d/' % ident, body={'changelog_message': message}, ok=(204, 404)))
+
+    def give_back(self, pool, version, n, until=None):
+        if until is None:
+            return      # the IP address is deleted: NetBox hands it out again
+        store = self.store
+        subnet = pool.subnet_of(version, n)
+        length = subnet.prefix_length if subnet is not None else (32 if version == 4 else 128)
+
+        def send(message):
+            store._request('POST', '/ipam/ip-addresses/', body={
+                'address': _cidr(version, n, length), 'vrf': store._vrf(pool.namespace, make=True),
+                'status': 'deprecated', 'tags': [{'slug': TAG}],
+                'description': 'netpool: resting in %s/%s until %s' % (pool.namespace, pool.name, until),
+                'custom_fields': {'netpool_pool': pool.name, 'netpool_expires': _netbox_time(until)},
+                'changelog_message': message})
+        store._later(send)
+
+    def _resting(self, pool, due=None, v_n=None):
+        params = {'status': 'deprecated', 'cf_netpool_pool': pool.name}
+        if due is not None:
+            params['cf_netpool_expires__lte'] = _netbox_time(due)
+        if v_n is not None:
+            params['address'] = iv.to_str(*v_n)
+        params = self.store._in(pool.namespace, params)
+        if params is None:
+            return []
+        found = []
+        for obj in self.store._all('/ipam/ip-addresses/', params):
+            cf = obj['custom_fields'] or {}
+            if cf.get('netpool_pool') != pool.name or cf.get('netpool_claim'):
+                continue
+            until = (cf.get('netpool_expires') or '').replace('+00:00', 'Z')
+            if due is None or until <= due:
+                found.append(_host(obj['address']) + (until, obj['id']))
+        return sorted(found)
+
+    def resting(self, pool, due=None):
+        return [(v, n, until) for v, n, until, _id in self._resting(pool, due)]
+
+    def settle(self, pool, now):
+        for _v, _n, _until, ident in self._resting(pool, due=now):
+            self.store._later(lambda message, ident=ident: self.store._request(
+                'DELETE', '/ipam/ip-addresses/%d/' % ident, body={'changelog_message': message}, ok=(204, 404)))
+
+    def rebuild(self, pool):
+        """Make the pool's IP ranges what its subnets may hand out (sent when the transaction commits).
+
+        NetBox's IP ranges hold at most 2**32 - 1 addresses: a larger span (an IPv6 subnet left without
+        ranges) is ``unsupported``, refused before anything is sent."""
+        store = self.store
+        current = store.get_pool(pool.namespace, pool.name)
+        if current is None:
+            return
+        children = [p for p in store.list_pools(pool.namespace) if p.parent == current.name]
+        wanted = set()
+        for subnet in current.subnets:
+            for a, b in subnet.allocatable(_freespace.carved(subnet, children)):
+                if b - a + 1 > RANGE_LIMIT:
+                    raise Unsupported(
+                        "The NetBox store keeps what a subnet hands out as NetBox IP ranges, which hold at most %d "
+                        "addresses; subnet %s of pool '%s' would hand out %s. Give the subnet ranges (for example "
+                        "ranges: ['%s']), or use another store for it."
+                        % (RANGE_LIMIT, subnet.cidr, current.name, iv.format_span(subnet.version, a, b),
+                           iv.format_span(subnet.version, a, min(b, a + 65535))))
+                wanted.add((subnet.version, a, b, subnet.prefix_length))
+
+        def send(message):
+            have = dict(((v, a, b), ident) for v, a, b, ident in self._ranges(current))
+            for v, a, b in sorted(set(have) - set(w[:3] for w in wanted)):
+                store._request('DELETE', '/ipam/ip-ranges/%d/' % have[(v, a, b)], body={'changelog_message': message})
+            vrf = store._vrf(current.namespace, make=True)
+            for v, a, b, length in sorted(wanted):
+                if (v, a, b) not in have:
+                    store._request('POST', '/ipam/ip-ranges/', body={
+                        'start_address': _cidr(v, a, length), 'end_address': _cidr(v, b, length), 'vrf': vrf,
+                        'status': 'active', 'tags': [{'slug': TAG}],
+                        'description': 'netpool %s/%s' % (current.namespace, current.name),
+                        'custom_fields': {'netpool_pool': current.name}, 'changelog_message': message})
+        store._later(send)
+
+    def spans(self, pool, version=None, lo=None, hi=None):
+        spans = _freespace.expected(self.store, pool)
+        found = []
+        for v, a, b in spans:
+            if version is not None and v != version:
+                continue
+            if lo is not None:
+                a = max(a, lo)
+            if hi is not None:
+                b = min(b, hi)
+            if a <= b:
+                found.append((v, a, b))
+        return found
+
+
+def _entry(change, namespaces):
+    """A SPEC history entry from a NetBox change this collection made, or None."""
+    message = change.get('message') or ''
+    if not message.startswith('netpool:'):
+        return None
+    words = message[len('netpool:'):].split(';')[0].split()
+    action = words[0] if words else 'change'
+    post, pre = change.get('postchange_data') or {}, change.get('prechange_data') or {}
+    data = post or pre
+    cf = data.get('custom_fields') or {}
+    kind = (change.get('changed_object_type') or '')
+    obj = 'reservation' if kind.endswith('ipaddress') else 'pool' if kind.endswith('prefix') else None
+    if obj is None or not cf.get('netpool_pool') or (obj == 'reservation' and not cf.get('netpool_claim')):
+        return None
+    info = cf.get('netpool') or {}
+    time = (change.get('time') or '')[:19] + 'Z'
+    entry = {'time': time, 'namespace': namespaces.get(data.get('vrf'), 'default'),
+             'pool': cf['netpool_pool'], 'object': obj, 'action': action, 'owner': None, 'key': None,
+             'address': None, 'old': None, 'new': None}
+    if obj == 'reservation':
+        entry.update(owner=cf.get('netpool_owner'), key=info.get('key'),
+                     address=iv.to_str(*_host(data['address'])))
+    return entry
+
+
+def _first_line(error):
+    return str(error).strip().splitlines()[0][:300] if str(error).strip() else type(error).__name__
+
+
+def _path(url):
+    return urlsplit(url).path
+
+
+class _Refused(StoreUnavailable):
+    """NetBox refused a request (a 4xx other than 401/403): the caller may know what it means."""
+
+    def __init__(self, status, where, text):
+        StoreUnavailable.__init__(self, 'NetBox refused %s (%d): %s' % (where, status, text))
+        self.status, self.where, self.text = status, where, text
