@@ -33,6 +33,7 @@ available address of a range).
 """
 
 import contextlib
+import functools
 import json
 import re
 
@@ -49,6 +50,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _i
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, InvalidArgument, StoreBusy, StoreUnavailable, Unsupported, missing_library)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
+from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import FreeSpace, Store
 
 
@@ -109,8 +111,8 @@ class NetboxStore(Store):
         parts = urlsplit(spec)
         scheme = parts.scheme.split('+', 1)[1]
         if not parts.hostname:
-            raise InvalidArgument('store %s names no NetBox host: write netbox+https://netbox.example.com.'
-                                  % self._describe_spec(spec))
+            raise InvalidArgument("store '%s' names no NetBox host: write netbox+https://netbox.example.com."
+                                  % redact(spec))
         if parts.username or parts.password:
             raise InvalidArgument('Give the NetBox API token in store_token, not in the store URL.')
         if not token:
@@ -140,10 +142,6 @@ class NetboxStore(Store):
         self._schema_ready = False
         self._tx = None
         self._free = None
-
-    @staticmethod
-    def _describe_spec(spec):
-        return "'%s'" % spec
 
     # -- HTTP -----------------------------------------------------------
     def _request(self, method, path, params=None, body=None, ok=(200, 201, 204)):
@@ -436,11 +434,11 @@ class NetboxStore(Store):
         r.netbox_id = obj['id']
         return r
 
-    def _ours(self, obj, namespace, **wanted):
-        cf = obj.get('custom_fields') or {}
-        if obj.get('status', {}).get('value') != 'active' or not cf.get('netpool_claim'):
-            return False
-        return all(v is None or cf.get(k) == v for k, v in wanted.items())
+    @staticmethod
+    def _ours(obj):
+        """True for an IP address that is a reservation of this collection (active, with a claim)."""
+        claimed = (obj.get('custom_fields') or {}).get('netpool_claim')
+        return obj.get('status', {}).get('value') == 'active' and bool(claimed)
 
     def _by_claim(self, namespace, pool, owner, key):
         wanted = claim(namespace, pool, owner, key)
@@ -469,7 +467,7 @@ class NetboxStore(Store):
         if params is None:
             return []
         return [self._reservation(namespace, o) for o in self._all('/ipam/ip-addresses/', params)
-                if self._ours(o, namespace)]
+                if self._ours(o)]
 
     def _overlay(self, namespace, fetched, pool=None, owner=None, key=None, version=None, first=None, last=None,
                  expires_before=None):
@@ -553,15 +551,16 @@ class NetboxStore(Store):
     def _address_body(self, r, pool, message):
         subnet = pool.subnet_of(r.version, r.address) if pool is not None else None
         length = subnet.prefix_length if subnet is not None else (32 if r.version == 4 else 128)
-        data = {'key': r.key, 'static': r.static, 'metadata': r.metadata, 'created_at': r.created_at,
-                'updated_at': r.updated_at, 'expires_at': r.expires_at}
-        body = self._claim_body(r, data, message)
+        body = self._claim_body(r, message)
         body['address'] = _cidr(r.version, r.address, length)
         body['vrf'] = self._vrf(r.namespace, make=True)
         return body
 
     @staticmethod
-    def _claim_body(r, data, message):
+    def _claim_body(r, message):
+        """What an IP address holding reservation ``r`` carries, but for its address and VRF."""
+        data = {'key': r.key, 'static': r.static, 'metadata': r.metadata, 'created_at': r.created_at,
+                'updated_at': r.updated_at, 'expires_at': r.expires_at}
         return {'status': 'active', 'tags': [{'slug': TAG}],
                 'dns_name': r.owner if _DNS_NAME.match(r.owner) else '',
                 'description': ('netpool %s/%s %s/%s' % (r.namespace, r.pool, r.owner, r.key))[:200],
@@ -574,11 +573,11 @@ class NetboxStore(Store):
         self._tx.reservations[reservation.ident] = None
         if old is None or getattr(old, 'netbox_id', None) is None:
             return
+        self._later(functools.partial(self._delete_address, old.netbox_id))
 
-        def send(message):
-            self._request('DELETE', '/ipam/ip-addresses/%d/' % old.netbox_id, body={'changelog_message': message},
-                          ok=(204, 404))
-        self._later(send)
+    def _delete_address(self, ident, message):
+        """Delete IP address ``ident`` (one already gone is fine)."""
+        self._request('DELETE', '/ipam/ip-addresses/%d/' % ident, body={'changelog_message': message}, ok=(204, 404))
 
     # -- history --------------------------------------------------------
     def add_history(self, entry):
@@ -637,9 +636,7 @@ class NetboxFreeSpace(FreeSpace):
                 continue
             r = reservation.copy()
             r.version = version
-            data = {'key': r.key, 'static': False, 'metadata': r.metadata, 'created_at': r.created_at,
-                    'updated_at': r.updated_at, 'expires_at': r.expires_at}
-            body = store._claim_body(r, data, ('netpool: reserve %s/%s %s/%s' % r.ident)[:200])
+            body = store._claim_body(r, ('netpool: reserve %s/%s %s/%s' % r.ident)[:200])
             body['prefix_length'] = subnet.prefix_length
             try:
                 made = store._request('POST', '/ipam/ip-ranges/%d/available-ips/' % ident, body=body,
@@ -661,8 +658,7 @@ class NetboxFreeSpace(FreeSpace):
         holders = store._by_claim(*reservation.ident)
         mine = dict(made, custom_fields=made.get('custom_fields') or {})
         if holders and holders[0]['id'] != mine['id']:
-            store._request('DELETE', '/ipam/ip-addresses/%d/' % mine['id'], ok=(204, 404),
-                           body={'changelog_message': 'netpool: double claim resolved'})
+            store._delete_address(mine['id'], 'netpool: double claim resolved')
             store._tx.created.remove(mine['url'])
             return self._adopt(pool, reservation)
         r = store._reservation(pool.namespace, mine)
@@ -684,9 +680,8 @@ class NetboxFreeSpace(FreeSpace):
 
     def take(self, pool, version, n):
         for member in _freespace.family(self.store, pool):
-            for v, address, _until, ident in self._resting(member, v_n=(version, n)):
-                self.store._later(lambda message, ident=ident: self.store._request(
-                    'DELETE', '/ipam/ip-addresses/%d/' % ident, body={'changelog_message': message}, ok=(204, 404)))
+            for _v, _n, _until, ident in self._resting(member, v_n=(version, n)):
+                self.store._later(functools.partial(self.store._delete_address, ident))
 
     def give_back(self, pool, version, n, until=None):
         if until is None:
@@ -728,8 +723,7 @@ class NetboxFreeSpace(FreeSpace):
 
     def settle(self, pool, now):
         for _v, _n, _until, ident in self._resting(pool, due=now):
-            self.store._later(lambda message, ident=ident: self.store._request(
-                'DELETE', '/ipam/ip-addresses/%d/' % ident, body={'changelog_message': message}, ok=(204, 404)))
+            self.store._later(functools.partial(self.store._delete_address, ident))
 
     def rebuild(self, pool):
         """Make the pool's IP ranges what its subnets may hand out (sent when the transaction commits).
