@@ -21,11 +21,11 @@ LINK := collections/ansible_collections/netpool/ipam
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/collections
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv venv-min link demo demo-min units units-min netbox sanity integration \
-        molecule lint test build clean bench-netbox
+.PHONY: help venv venv-min link demo demo-min units units-min netbox terraform sanity integration \
+        molecule lint test build clean bench-netbox bench-terraform
 
 help:
-	@echo "make venv | venv-min | demo | demo-min | netbox | units | units-min | sanity | integration | molecule | lint | test | build | clean | bench-netbox"
+	@echo "make venv | venv-min | demo | demo-min | netbox | units | units-min | terraform | sanity | integration | molecule | lint | test | build | clean | bench-netbox | bench-terraform"
 
 # --- environments --------------------------------------------------------
 
@@ -37,7 +37,7 @@ link:
 
 venv: $(STAMP) link
 
-$(STAMP): requirements.txt requirements-dev.txt
+$(STAMP): requirements.txt requirements-dev.txt terraform/pyproject.toml
 	@test -x $(VENV)/bin/python || $(PYTHON312) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet -r requirements.txt -r requirements-dev.txt
 	@touch $@
@@ -84,6 +84,12 @@ units: venv netbox
 units-min: venv-min
 	$(VENV_MIN)/bin/pytest tests/unit
 
+# The Terraform provider end to end (tests/terraform): real terraform init/plan/apply/import/destroy on SQLite,
+# JSON and PostgreSQL stores. terraform is not in the package registries: without it on PATH the tests skip
+# and say so (.ci/run makes them mandatory where it is installed, NETPOOL_IPAM_TEST_TERRAFORM=required).
+terraform: venv
+	$(VENV)/bin/pytest tests/terraform
+
 # All sanity tests on the controller Python, then compile + import on every
 # target Python 3.9-3.13 found (modules/module_utils run there: no 3.10+
 # syntax); a missing version is skipped with a warning.
@@ -101,12 +107,17 @@ lint: venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/ansible-lint
 
 # What CI runs (.ci/run): units last, so pytest's summary is the last line.
-test: sanity integration molecule lint smoke-min netbox units-min units
+test: sanity integration molecule lint smoke-min netbox terraform units-min units
 
 # Issue 13's benchmark: 50 hosts reserve an address in a real NetBox through netpool.ipam and through
 # netbox.netbox (docs/performance.md). The script keeps .venv-bench (ansible 14.5.0, pynetbox 7.9.0 pinned).
 bench-netbox: link
 	$(PYTHON312) bench/netbox.py
+
+# Issue 17's benchmark: terraform apply of 100 reservations, a plan with nothing to do, the provider's start-up
+# (docs/performance.md).
+bench-terraform: venv
+	$(VENV)/bin/python bench/terraform.py
 
 build: venv
 	$(VENV)/bin/ansible-galaxy collection build --force --output-path build/

@@ -1,0 +1,87 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""``terraform-provider-netpool``: the provider Terraform starts, and ``terraform-provider-netpool mirror``.
+
+Terraform starts a provider with ``TF_PLUGIN_MAGIC_COOKIE`` set (the go-plugin handshake); without it the
+program is being run by a person, and says what it is instead of waiting for a client that never comes.
+"""
+
+import os
+import stat
+import sys
+import tempfile
+
+MAGIC_COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2'
+CACHE_ENV = 'NETPOOL_TERRAFORM_CACHE'
+
+USAGE = """\
+terraform-provider-netpool: the netpool Terraform provider (experimental). Terraform starts it; it is not
+meant to be run by hand.
+
+  terraform-provider-netpool mirror DIR [--collections-path PATH] [--cli-config FILE]
+      write a filesystem mirror for Terraform into DIR and print the configuration to use it
+      (docs/terraform.md of the netpool.ipam collection).
+"""
+
+
+def _private_dir(path):
+    """``path`` as a directory only this user can use (created 0700), or None if it cannot be."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            return None
+        probe = tempfile.NamedTemporaryFile(dir=path)
+        probe.close()
+        return path
+    except OSError:
+        return None
+
+
+def cert_cache_dir():
+    """Where the provider keeps the TLS certificate it shows Terraform (made once, valid 7 days).
+
+    ``NETPOOL_TERRAFORM_CACHE``, else ``$XDG_CACHE_HOME`` or ``~/.cache``, else a private directory in the
+    system's temporary directory: a read-only (or missing) HOME only costs a certificate made at each start
+    when no place at all can be written (about 30 ms).
+    """
+    home_cache = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
+    for path in (os.environ.get(CACHE_ENV), os.path.join(home_cache, 'netpool-terraform'),
+                 os.path.join(tempfile.gettempdir(), 'netpool-terraform-%d' % os.getuid())):
+        if path and _private_dir(path):
+            return path
+    return tempfile.mkdtemp(prefix='netpool-terraform-')
+
+
+def serve():
+    from pathlib import Path     # pylint: disable=import-outside-toplevel
+    from tf import runner        # pylint: disable=import-outside-toplevel
+
+    # The framework keeps its certificate under ~/.cache and fails to start when it cannot write there.
+    cache = Path(cert_cache_dir()) / 'ssl_cert.json'
+    runner._get_cert_cache_path = lambda: cache     # pylint: disable=protected-access
+
+    try:
+        from netpool_terraform.provider import NetpoolProvider     # pylint: disable=import-outside-toplevel
+    except Exception as e:  # pylint: disable=broad-except
+        sys.stderr.write('terraform-provider-netpool: %s\n' % e)
+        return 1
+    runner.run_provider(NetpoolProvider(), sys.argv)
+    return 0
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ['mirror']:
+        from netpool_terraform import mirror     # pylint: disable=import-outside-toplevel
+        return mirror.main(argv[1:])
+    if os.environ.get('TF_PLUGIN_MAGIC_COOKIE') != MAGIC_COOKIE:
+        sys.stderr.write(USAGE)
+        return 1
+    return serve()
+
+
+if __name__ == '__main__':
+    sys.exit(main())

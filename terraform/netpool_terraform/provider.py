@@ -1,0 +1,236 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The netpool Terraform provider: its settings, and what every resource and data source shares.
+
+Every call into the collection goes through ``NetpoolProvider.run``: one thread of the provider process
+talks to the store (a SQLite connection belongs to the thread that opened it; Terraform asks for up to ten
+resources at once), through ``_runner.with_service``, the function the collection's action plugins and
+lookup use. Whatever fails there becomes a Terraform error diagnostic whose summary ends with the SPEC error
+code (``(error pool_exhausted)``), secrets hidden: an exception that left the provider would reach the user
+as an unreadable gRPC error.
+"""
+
+import concurrent.futures
+import json
+import os
+import traceback
+
+from tf import iface
+from tf.schema import Attribute, Schema
+from tf.types import Bool, List, Map, Number, String, TfType, Unknown
+
+from netpool_terraform import _collection
+from netpool_terraform.mirror import SOURCE
+
+_collection.ensure()
+
+# pylint: disable=wrong-import-position
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets  # noqa: E402
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError, InvalidArgument  # noqa: E402
+from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_OPTIONS  # noqa: E402
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import store_kind  # noqa: E402
+
+ISSUES = 'https://github.com/netpool/ipam/issues'
+
+_TYPES = {'str': String, 'bool': Bool, 'int': Number}
+
+
+class Object(TfType):
+    """A Terraform object type (the ``tf`` framework has none): ``attributes`` maps names to types; those in
+    ``optional`` may be left out of a configuration (Terraform sets them null)."""
+
+    def __init__(self, attributes, optional=()):
+        self.attributes = attributes
+        self.optional = sorted(optional)
+
+    def encode(self, value):
+        if value is None or value is Unknown:
+            return value
+        return dict((k, t.encode(value.get(k))) for k, t in self.attributes.items())
+
+    def decode(self, value):
+        if value is None or value is Unknown:
+            return value
+        return dict((k, t.decode(value.get(k))) for k, t in self.attributes.items())
+
+    def tf_type(self):
+        kind = ['object', dict((k, json.loads(t.tf_type())) for k, t in self.attributes.items())]
+        if self.optional:
+            kind.append(self.optional)
+        return json.dumps(kind, separators=(',', ':')).encode()
+
+
+def known(value):
+    """``value``, or None when Terraform does not know it yet."""
+    return None if value is Unknown else value
+
+
+def strings(mapping):
+    """A metadata dict as Terraform holds it (map of strings): numbers and booleans written as HCL writes them."""
+    if mapping is None:
+        return None
+    return dict((k, json.dumps(v) if isinstance(v, bool) else str(v)) for k, v in mapping.items())
+
+
+def store_settings():
+    """The provider's settings: the collection's store options (``_options.STORE_OPTIONS``), same names."""
+    return STORE_OPTIONS
+
+
+def resolve(config):
+    """The store options from the provider's configuration, read as the collection reads them: a value not
+    given comes from its environment variable (``NETPOOL_IPAM_STORE``, ``NETPOOL_IPAM_STORE_TOKEN``), else
+    the collection's default."""
+    params = {}
+    for name, spec in STORE_OPTIONS.items():
+        value = config.get(name)
+        if value is Unknown:
+            raise InvalidArgument('The provider setting %s is not known until apply: give the netpool provider '
+                                  'values known at plan time (literals, variables, locals).' % name)
+        if value is None and spec.get('fallback'):
+            for var in spec['fallback'][1]:
+                if os.environ.get(var):
+                    value = os.environ[var]
+                    break
+        if value is None:
+            value = spec.get('default')
+        if spec['type'] == 'int' and isinstance(value, float) and value.is_integer():
+            value = int(value)
+        params[name] = value
+    if not isinstance(params['timeout'], int) or isinstance(params['timeout'], bool) or params['timeout'] <= 0:
+        raise InvalidArgument('timeout must be a positive whole number of seconds, got %r.' % (params['timeout'],))
+    store_kind(params['store'] or 'ipam.sqlite')     # an unknown scheme or a libpq string: invalid_argument now
+    return params
+
+
+class NetpoolProvider(iface.Provider):
+    """The provider ``netpool``: settings ``store``, ``store_token``, ``validate_certs``, ``timeout``,
+    ``namespace`` (the collection's store options)."""
+
+    def __init__(self):
+        self.params = None
+        # one thread talks to the store: every call waits for its turn (see the module's docstring)
+        self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix='netpool-store')
+
+    def get_model_prefix(self):
+        return 'netpool_'
+
+    def full_name(self):
+        return SOURCE
+
+    def get_provider_schema(self, diags):
+        attributes = []
+        for name, spec in STORE_OPTIONS.items():
+            attributes.append(Attribute(name, _TYPES[spec['type']](), optional=True, sensitive=bool(spec.get('no_log')),
+                                        description=SETTINGS_DOC[name]))
+        return Schema(version=0, attributes=attributes)
+
+    def validate_config(self, diags, config):
+        try:
+            resolve(dict((k, v) for k, v in config.items() if v is not Unknown))
+        except IpamError as e:
+            add_failure(diags, 'The netpool provider settings are invalid', e, config)
+
+    def configure_provider(self, diags, config):
+        try:
+            self.params = resolve(config)
+        except IpamError as e:
+            add_failure(diags, 'The netpool provider settings are invalid', e, config)
+        except Exception as e:  # pylint: disable=broad-except
+            add_bug(diags, 'reading the provider settings', e, config)
+
+    def get_data_sources(self):
+        from netpool_terraform import resources     # pylint: disable=import-outside-toplevel
+        return [resources.PoolData, resources.ReservationData]
+
+    def get_resources(self):
+        from netpool_terraform import resources     # pylint: disable=import-outside-toplevel
+        return [resources.Pool, resources.Reservation]
+
+    @property
+    def namespace(self):
+        return self.params['namespace']
+
+    def run(self, diags, doing, work):
+        """``work(service)`` in the store thread, over the configured store; its result, or None with an error
+        diagnostic (an ``IpamError`` with its code, anything else as ``internal_error``)."""
+        if self.params is None:
+            diags.add_error('The netpool provider is not configured (error internal_error)',
+                            'Terraform asked for %s before configuring the provider. Please report it at %s.'
+                            % (doing, ISSUES))
+            return None
+        return self._worker.submit(self._run, diags, doing, work).result()
+
+    def _run(self, diags, doing, work):
+        try:
+            return _runner.with_service(self.params, os.getcwd(), work)
+        except IpamError as e:
+            add_failure(diags, 'Cannot %s' % doing, e, self.params)
+        except Exception as e:  # pylint: disable=broad-except
+            add_bug(diags, doing, e, self.params)
+        return None
+
+
+def add_failure(diags, summary, error, params):
+    """An error diagnostic for ``IpamError`` ``error``: the summary names what failed and the SPEC code."""
+    failure = _runner.failure(error, dict((k, v) for k, v in params.items() if v is not Unknown))
+    diags.add_error('%s (error %s)' % (summary, failure['error']), failure['msg'])
+
+
+def add_bug(diags, doing, error, params):
+    """An ``internal_error`` diagnostic for an exception that is not an ``IpamError``: a bug, with its traceback."""
+    hidden = _secrets.find(dict((k, v) for k, v in (params or {}).items() if v is not Unknown))
+    trace = ''.join(traceback.format_exception(type(error), error, error.__traceback__))
+    diags.add_error(
+        'Cannot %s (error internal_error)' % doing,
+        _secrets.hide('The netpool provider failed unexpectedly (%s: %s). This is a bug in the provider, not in your '
+                      'configuration: please report it at %s with this message.\n\n%s'
+                      % (type(error).__name__, error, ISSUES, trace), hidden))
+
+
+class Base(object):
+    """What the resources and data sources of this provider share: ``self.provider`` runs their work."""
+
+    #: the type name without the provider's prefix
+    NAME = None
+    #: name -> (type, Attribute keyword arguments, description)
+    ATTRIBUTES = {}
+    DESCRIPTION = ''
+
+    def __init__(self, provider):
+        self.provider = provider
+
+    @classmethod
+    def get_name(cls):
+        return cls.NAME
+
+    @classmethod
+    def get_schema(cls):
+        attributes = [Attribute(name, kind, description=doc, **flags) for name, (kind, flags, doc) in cls.ATTRIBUTES.items()]
+        return Schema(version=0, attributes=attributes, description=cls.DESCRIPTION)
+
+    @classmethod
+    def blank(cls):
+        """A state with every attribute null: a state must name them all."""
+        return dict((name, None) for name in cls.ATTRIBUTES)
+
+    def run(self, ctx, doing, work):
+        return self.provider.run(ctx.diagnostics, doing, work)
+
+    def upgrade(self, ctx, version, old):
+        """Schema version 0 is the only one: nothing to upgrade (the framework's default warns on every plan)."""
+        return old
+
+
+SETTINGS_DOC = {
+    'store': 'The store: a path (a `.json` file is the JSON store, any other the SQLite store; relative to the '
+             'directory terraform runs in), `postgresql://...` or `netbox+https://...`. Default: '
+             '`NETPOOL_IPAM_STORE`, else `ipam.sqlite`, as for the netpool.ipam collection.',
+    'store_token': 'The NetBox API token, or the PostgreSQL password. Default: `NETPOOL_IPAM_STORE_TOKEN`.',
+    'validate_certs': 'Verify TLS certificates of the store (default true).',
+    'timeout': 'Seconds to wait for the store (its lock, its server) before failing with store_busy or '
+               'store_unavailable (default 30).',
+    'namespace': 'The namespace of resources and data sources that do not name one (default `default`).',
+}

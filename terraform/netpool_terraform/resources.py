@@ -1,0 +1,368 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Resources ``netpool_pool`` and ``netpool_reservation``, data sources of both.
+
+Each operation is one call of the collection's service (``_service.Service``: ``pool``, ``reserve``,
+``release``, ``get``, ``info``), the calls the modules and the lookup make, so Terraform and Ansible share
+one set of rules and one state. What is Terraform's own:
+
+- inputs stay in the state as the configuration wrote them; a read compares them with the store by the
+  service's own rules (a pool through the service in check mode) and writes the store's values into the
+  state only where they differ: that difference is the drift the next plan shows and corrects;
+- an attribute not given (``metadata``, ``strategy``, ...) is left as the store has it, as the modules do;
+- a reservation gone from the store (released by Ansible) reads as gone: the next plan creates it again.
+"""
+
+from tf import iface
+from tf.types import Bool, List, Map, Number, String, Unknown
+
+from netpool_terraform.provider import Base, Object, known, strings
+
+# pylint: disable=wrong-import-order
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError, InvalidArgument, PoolNotFound
+from ansible_collections.netpool.ipam.plugins.module_utils._service import parse_duration
+
+
+class NotReserved(IpamError):
+    """The data source netpool_reservation names a reservation that does not exist (the lookup's code)."""
+    code = 'not_reserved'
+
+
+_REQUIRED = dict(required=True)
+_REPLACE = dict(required=True, requires_replace=True)
+_OPTIONAL = dict(optional=True)
+_CHOSEN = dict(optional=True, computed=True)           # given, else what the store has
+_COMPUTED = dict(computed=True)
+
+#: the facts of a reservation's subnet, returned by the resource and the data source
+_SUBNET_FACTS = {
+    'cidr': (String(), _COMPUTED, 'The address with its prefix length, `10.0.0.10/24`.'),
+    'prefix_length': (Number(), _COMPUTED, "The prefix length of the address's subnet."),
+    'netmask': (String(), _COMPUTED, 'The netmask (IPv4; null for IPv6).'),
+    'network': (String(), _COMPUTED, "The CIDR of the address's subnet."),
+    'gateway': (String(), _COMPUTED, "The subnet's gateway, or null."),
+    'dns': (List(String()), _COMPUTED, "The subnet's DNS servers."),
+    'static': (Bool(), _COMPUTED, 'True when the address was asked for (`address`), false when allocated.'),
+    'created_at': (String(), _COMPUTED, 'When the reservation was made (UTC, ISO 8601).'),
+    'expires_at': (String(), _COMPUTED, 'When the lease ends (with `ttl`), else null.'),
+}
+
+_NAMESPACE = 'The namespace (address space). Default: the provider\'s `namespace`.'
+
+
+def facts(r):
+    """The computed attributes of reservation dict ``r`` (SPEC §2, as the modules return it)."""
+    return dict((k, r[k]) for k in _SUBNET_FACTS)
+
+
+def same_address(a, b):
+    """True when two address strings are one address (``10.0.0.5`` and ``10.0.0.05`` are not both valid, but
+    IPv6 has many spellings)."""
+    if a is None or b is None:
+        return a is b
+    try:
+        return iv.parse_address(a) == iv.parse_address(b)
+    except (ValueError, TypeError):
+        return a == b
+
+
+def reservation_id(r):
+    return '/'.join((r['namespace'], r['pool'], r['owner'], r['key']))
+
+
+def parse_id(text, parts, form):
+    """An import id split at ``/`` into ``parts`` names (an owner may hold ``/``: the middle part takes them)."""
+    pieces = text.split('/')
+    if len(pieces) < len(parts) or not all(pieces):
+        raise InvalidArgument("The import id %r is not %s: give each part, separated by '/'." % (text, form))
+    if len(pieces) > len(parts):
+        middle = len(parts) - 2
+        pieces = pieces[:middle] + ['/'.join(pieces[middle:len(pieces) - 1])] + pieces[-1:]
+    return dict(zip(parts, pieces))
+
+
+class Reservation(Base, iface.Resource):
+    """``netpool_reservation``: one address held by ``(namespace, pool, owner, key)``."""
+
+    NAME = 'reservation'
+
+    DESCRIPTION = ('An address of a netpool pool held by an owner (a VM, a host) under a key: the same '
+                   'reservation the netpool.ipam Ansible modules and lookup see.')
+    ATTRIBUTES = dict([
+        ('id', (String(), _COMPUTED, '`namespace/pool/owner/key`.')),
+        ('namespace', (String(), dict(optional=True, computed=True, requires_replace=True), _NAMESPACE)),
+        ('pool', (String(), _REPLACE, 'The pool to reserve in.')),
+        ('owner', (String(), _REPLACE, 'Who holds the address: a VM name, an inventory hostname.')),
+        ('key', (String(), dict(optional=True, computed=True, requires_replace=True, default='default'),
+                 'Which address of the owner (one per NIC): default `default`.')),
+        ('address', (String(), _CHOSEN, 'The address. Give it for a static reservation (a change moves the '
+                                        'reservation); leave it out to have one allocated.')),
+        ('family', (String(), dict(optional=True, requires_replace=True),
+                    '`ipv4` or `ipv6`: allocate from the subnets of that family only.')),
+        ('metadata', (Map(String()), _CHOSEN, 'Free facts (mac, hostname). Left as they are when not given.')),
+        ('ttl', (String(), _OPTIONAL, 'A lease: seconds or `30m`, `12h`, `7d`. An expired lease is released by '
+                                      'the store, and the next plan reserves again.')),
+        ('force', (Bool(), _OPTIONAL, 'Take an excluded address (the gateway, an exclusion) given in `address`.')),
+    ] + list(_SUBNET_FACTS.items()))
+
+    #: computed attributes that a move (a new ``address``) changes
+    MOVED = ('static',) + tuple(k for k in _SUBNET_FACTS if k not in ('static', 'created_at', 'expires_at'))
+
+    @staticmethod
+    def _who(state):
+        return '%s/%s/%s' % (known(state.get('pool')), known(state.get('owner')), known(state.get('key')))
+
+    def _namespace(self, state):
+        return known(state.get('namespace')) or self.provider.namespace
+
+    def _state(self, r, planned):
+        """The new state: ``planned`` with the store's reservation ``r`` filling what it left unknown."""
+        state = dict(self.blank(), **planned)
+        state.update(facts(r))
+        state.update(id=reservation_id(r), namespace=r['namespace'], key=r['key'])
+        if known(planned.get('address')) is None or not same_address(planned['address'], r['address']):
+            state['address'] = r['address']
+        if known(planned.get('metadata')) is None or planned['metadata'] != strings(r['metadata']):
+            state['metadata'] = strings(r['metadata'])
+        return state
+
+    def _reserve(self, service, planned, address):
+        return service.reserve(
+            planned['pool'], planned['owner'], key=known(planned.get('key')) or 'default',
+            namespace=self._namespace(planned), address=address, family=planned.get('family'),
+            metadata=known(planned.get('metadata')), ttl=planned.get('ttl'), force=bool(planned.get('force')),
+        )['reservation']
+
+    def create(self, ctx, planned):
+        return self.run(ctx, 'reserve %s' % self._who(planned), lambda service: self._state(
+            self._reserve(service, planned, known(planned.get('address'))), planned))
+
+    def read(self, ctx, current):
+        def work(service):
+            try:
+                r = service.get(current['pool'], current['owner'], current['key'], namespace=current['namespace'])
+            except PoolNotFound:
+                return None
+            if r is None:
+                return None
+            state = dict(self.blank(), **current)
+            return self._state(r, state)
+        return self.run(ctx, 'read reservation %s' % self._who(current), work)
+
+    def plan(self, ctx, current, planned):
+        """An update: what the store will compute anew is unknown until apply."""
+        if current is not None and not same_address(current.get('address'), known(planned.get('address'))):
+            for name in self.MOVED:
+                planned[name] = Unknown
+        if current is not None and current.get('ttl') != planned.get('ttl'):
+            planned['expires_at'] = Unknown
+        return planned
+
+    def update(self, ctx, current, planned):
+        address = known(planned.get('address'))
+        if same_address(address, current.get('address')):
+            address = None          # the address it holds: nothing to move
+        return self.run(ctx, 'update reservation %s' % self._who(current), lambda service: self._state(
+            self._reserve(service, planned, address), planned))
+
+    def delete(self, ctx, current):
+        self.run(ctx, 'release reservation %s' % self._who(current), lambda service: service.release(
+            current['namespace'], pool=current['pool'], owner=current['owner'], key=current['key']))
+
+    def import_(self, ctx, id):     # pylint: disable=redefined-builtin
+        def work(service):
+            wanted = parse_id(id, ('namespace', 'pool', 'owner', 'key'), 'namespace/pool/owner/key')
+            r = service.get(wanted['pool'], wanted['owner'], wanted['key'], namespace=wanted['namespace'])
+            if r is None:
+                raise NotReserved("Owner '%s' holds no address under key '%s' in pool '%s' (namespace '%s'): "
+                                  "nothing to import." % (wanted['owner'], wanted['key'], wanted['pool'],
+                                                          wanted['namespace']))
+            return self._state(r, dict(wanted))
+        return self.run(ctx, 'import reservation %s' % id, work)
+
+
+_SUBNET_INPUT = Object(dict(cidr=String(), gateway=String(), dns=List(String()), ranges=List(String()),
+                            exclude=List(String())), optional=('gateway', 'dns', 'ranges', 'exclude'))
+
+
+def subnets_of(pool):
+    """A pool's subnets as the resource holds them (the input keys only)."""
+    return [dict((k, s[k]) for k in ('cidr', 'gateway', 'dns', 'ranges', 'exclude')) for s in pool['subnets']]
+
+
+class Pool(Base, iface.Resource):
+    """``netpool_pool``: a named set of subnets, or a child pool carved from a parent."""
+
+    NAME = 'pool'
+
+    DESCRIPTION = 'A netpool pool: the same pool the netpool.ipam Ansible modules see.'
+    ATTRIBUTES = dict([
+        ('id', (String(), _COMPUTED, '`namespace/name`.')),
+        ('namespace', (String(), dict(optional=True, computed=True, requires_replace=True), _NAMESPACE)),
+        ('name', (String(), _REPLACE, 'The name of the pool, unique in its namespace.')),
+        ('subnets', (List(_SUBNET_INPUT), _CHOSEN,
+                     'The subnets, each with `cidr` and optionally `gateway`, `dns`, `ranges` (allocatable; default: '
+                     'every usable address) and `exclude`. For a child pool, the carved subnet (computed).')),
+        ('parent', (String(), dict(optional=True, requires_replace=True),
+                    'Carve this pool out of that pool (with `prefix_length`).')),
+        ('prefix_length', (Number(), dict(optional=True, requires_replace=True),
+                           'The size of the prefix carved from `parent`.')),
+        ('strategy', (String(), _CHOSEN, '`first` (lowest free address, the default) or `random`.')),
+        ('reuse_delay', (String(), _CHOSEN, 'How long a released address rests before it is handed out again: '
+                                            'seconds or `30m`, `12h`, `7d` (default 0).')),
+        ('description', (String(), _CHOSEN, 'Free text.')),
+        ('metadata', (Map(String()), _CHOSEN, 'Free facts (`domain` for DNS publishing).')),
+        ('force', (Bool(), _OPTIONAL, 'Let a change or a destroy release the reservations it leaves outside '
+                                      'the pool (else it fails with pool_in_use).')),
+    ])
+
+    def _namespace(self, state):
+        return known(state.get('namespace')) or self.provider.namespace
+
+    def _state(self, pool, planned):
+        """The new state: ``planned`` with the store's pool dict ``pool`` filling what it left unknown."""
+        state = dict(self.blank(), **planned)
+        store = dict(id='%s/%s' % (pool['namespace'], pool['name']), namespace=pool['namespace'],
+                     subnets=subnets_of(pool), strategy=pool['strategy'], reuse_delay=str(pool['reuse_delay']),
+                     description=pool['description'], metadata=strings(pool['metadata']))
+        for name, value in store.items():
+            if known(state.get(name)) is None:
+                state[name] = value
+        return state
+
+    def _declare(self, service, planned, check=False):
+        prefix_length = known(planned.get('prefix_length'))
+        return service.pool(
+            planned['name'], namespace=self._namespace(planned),
+            subnets=_runner.pool_subnets({'subnets': known(planned.get('subnets'))}),
+            parent=planned.get('parent'), prefix_length=None if prefix_length is None else int(prefix_length),
+            strategy=known(planned.get('strategy')), reuse_delay=known(planned.get('reuse_delay')),
+            description=known(planned.get('description')), metadata=known(planned.get('metadata')),
+            force=bool(planned.get('force')), check=check)
+
+    def create(self, ctx, planned):
+        return self.run(ctx, 'create pool %s' % planned['name'],
+                        lambda service: self._state(self._declare(service, planned)['pool'], planned))
+
+    def update(self, ctx, current, planned):
+        return self.run(ctx, 'update pool %s' % planned['name'],
+                        lambda service: self._state(self._declare(service, planned)['pool'], planned))
+
+    def read(self, ctx, current):
+        def work(service):
+            try:
+                pool = service.info(current['namespace'], pool=current['name'])['pools'][0]
+            except PoolNotFound:
+                return None
+            state = dict(self.blank(), **current)
+            drift = dict(parent=pool['parent'], strategy=pool['strategy'], description=pool['description'],
+                         metadata=strings(pool['metadata']))
+            for name, value in drift.items():
+                if state.get(name) != value:
+                    state[name] = value
+            try:
+                if parse_duration(state.get('reuse_delay') or 0, 'reuse_delay') != pool['reuse_delay']:
+                    state['reuse_delay'] = str(pool['reuse_delay'])
+            except IpamError:
+                state['reuse_delay'] = str(pool['reuse_delay'])
+            if pool['parent'] is not None or state.get('subnets') is None:
+                state['subnets'] = subnets_of(pool)
+            elif not self._same_subnets(service, state):
+                state['subnets'] = subnets_of(pool)
+            return self._state(pool, state)
+        return self.run(ctx, 'read pool %s' % current['name'], work)
+
+    def _same_subnets(self, service, state):
+        """True when the state's subnets are what the store has, by the service's rules (check mode)."""
+        try:
+            return not service.pool(state['name'], namespace=state['namespace'],
+                                    subnets=_runner.pool_subnets({'subnets': state['subnets']}), check=True)['changed']
+        except IpamError:
+            return False
+
+    def delete(self, ctx, current):
+        self.run(ctx, 'delete pool %s' % current['name'], lambda service: service.pool(
+            current['name'], namespace=current['namespace'], state='absent', force=bool(current.get('force'))))
+
+    def import_(self, ctx, id):     # pylint: disable=redefined-builtin
+        def work(service):
+            wanted = parse_id(id, ('namespace', 'name'), 'namespace/name')
+            pool = service.info(wanted['namespace'], pool=wanted['name'])['pools'][0]
+            return self._state(pool, dict(wanted, parent=pool['parent']))
+        return self.run(ctx, 'import pool %s' % id, work)
+
+
+class ReservationData(Base, iface.DataSource):
+    """Data source ``netpool_reservation``: a reservation that exists (made by Terraform or by Ansible)."""
+
+    NAME = 'reservation'
+
+    DESCRIPTION = 'Reads a reservation of a netpool pool; fails with not_reserved when there is none.'
+    ATTRIBUTES = dict([
+        ('id', (String(), _COMPUTED, '`namespace/pool/owner/key`.')),
+        ('namespace', (String(), _CHOSEN, _NAMESPACE)),
+        ('pool', (String(), _REQUIRED, 'The pool.')),
+        ('owner', (String(), _REQUIRED, 'The owner.')),
+        ('key', (String(), _CHOSEN, 'The key (default `default`).')),
+        ('address', (String(), _COMPUTED, 'The address.')),
+        ('metadata', (Map(String()), _COMPUTED, 'Its metadata.')),
+    ] + list(_SUBNET_FACTS.items()))
+
+    def read(self, ctx, config):
+        def work(service):
+            namespace = config.get('namespace') or self.provider.namespace
+            key = config.get('key') or 'default'
+            r = service.get(config['pool'], config['owner'], key, namespace=namespace)
+            if r is None:
+                raise NotReserved(
+                    "Owner '%s' holds no address under key '%s' in pool '%s' (namespace '%s'). Reserve one with "
+                    "resource netpool_reservation or the netpool.ipam.reservation module."
+                    % (config['owner'], key, config['pool'], namespace))
+            state = dict(self.blank(), **config)
+            state.update(facts(r), id=reservation_id(r), namespace=namespace, key=key, address=r['address'],
+                         metadata=strings(r['metadata']))
+            return state
+        return self.run(ctx, 'read reservation %s/%s' % (config.get('pool'), config.get('owner')), work)
+
+
+_SUBNET_READ = Object(dict(cidr=String(), gateway=String(), dns=List(String()), ranges=List(String()),
+                           exclude=List(String()), size=Number(), used=Number(), free=Number()))
+
+
+class PoolData(Base, iface.DataSource):
+    """Data source ``netpool_pool``: a pool with its figures."""
+
+    NAME = 'pool'
+
+    DESCRIPTION = 'Reads a netpool pool with its figures (size, used, free).'
+    ATTRIBUTES = dict([
+        ('id', (String(), _COMPUTED, '`namespace/name`.')),
+        ('namespace', (String(), _CHOSEN, _NAMESPACE)),
+        ('name', (String(), _REQUIRED, 'The pool.')),
+        ('subnets', (List(_SUBNET_READ), _COMPUTED, 'Its subnets: merged ranges and exclusions, and figures.')),
+        ('parent', (String(), _COMPUTED, 'The pool it was carved from, or null.')),
+        ('children', (List(String()), _COMPUTED, 'The pools carved from it.')),
+        ('strategy', (String(), _COMPUTED, '`first` or `random`.')),
+        ('reuse_delay', (Number(), _COMPUTED, 'Seconds a released address rests.')),
+        ('description', (String(), _COMPUTED, 'Free text.')),
+        ('metadata', (Map(String()), _COMPUTED, 'Free facts.')),
+        ('size', (Number(), _COMPUTED, 'Addresses dynamic allocation may hand out.')),
+        ('used', (Number(), _COMPUTED, 'Addresses held.')),
+        ('free', (Number(), _COMPUTED, 'Addresses free now.')),
+    ])
+
+    def read(self, ctx, config):
+        def work(service):
+            namespace = config.get('namespace') or self.provider.namespace
+            pool = service.info(namespace, pool=config['name'])['pools'][0]
+            state = dict(self.blank(), **config)
+            state.update((k, pool[k]) for k in ('parent', 'children', 'strategy', 'reuse_delay', 'description',
+                                                'size', 'used', 'free'))
+            state.update(id='%s/%s' % (namespace, pool['name']), namespace=namespace,
+                         metadata=strings(pool['metadata']),
+                         subnets=[dict((k, s[k]) for k in _SUBNET_READ.attributes) for s in pool['subnets']])
+            return state
+        return self.run(ctx, 'read pool %s' % config.get('name'), work)

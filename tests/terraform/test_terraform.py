@@ -1,0 +1,278 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The netpool Terraform provider, end to end: real ``terraform`` (init, plan, apply, import, destroy) on
+SQLite, JSON and PostgreSQL stores, checked against what the collection's service reads from the same store
+(what the Ansible modules and lookup see). See harness.py for how Terraform is run offline."""
+
+import ipaddress
+import json
+import os
+import subprocess
+import sys
+import threading
+
+from harness import PROVIDER, ROOT, TerraformFailed, Workdir, require_terraform, service  # pylint: disable=import-error
+
+POOL = '''
+resource "netpool_pool" "web" {
+  name    = "web"
+  subnets = [{ cidr = "10.20.0.0/24", gateway = "10.20.0.1", ranges = ["10.20.0.10-10.20.0.250"] }]
+}
+'''
+
+VMS = '''
+resource "netpool_reservation" "vm" {
+  for_each = toset(%s)
+  pool     = netpool_pool.web.name
+  owner    = each.key
+  metadata = { role = %s }
+}
+'''
+
+
+def vms(names, role='web'):
+    return VMS % (json.dumps(names), json.dumps(role))
+
+
+def held(store, pool='web', namespace='default'):
+    """``{owner: address}`` of the reservations of ``pool``, as the collection reads them."""
+    with service(store) as s:
+        return dict((r['owner'], r['address']) for r in s.info(namespace, pool=pool)['reservations'])
+
+
+def test_lifecycle(workdir, store):
+    """apply, a second plan with nothing to do, drift (a release outside Terraform) planned back, an update in
+    place, a replacement, import, destroy: on every store."""
+    names = ['vm1', 'vm2', 'vm3']
+    workdir.write(POOL + vms(names) + '''
+data "netpool_reservation" "vm1" {
+  pool  = netpool_pool.web.name
+  owner = netpool_reservation.vm["vm1"].owner
+}
+data "netpool_pool" "web" {
+  name       = netpool_pool.web.name
+  depends_on = [netpool_reservation.vm]
+}
+output "cidrs" { value = { for k, r in netpool_reservation.vm : k => r.cidr } }
+output "vm1" { value = data.netpool_reservation.vm1.address }
+output "used" { value = data.netpool_pool.web.used }
+''')
+    workdir.apply()
+    store_view = held(store)
+    assert sorted(store_view) == names
+    assert sorted(store_view.values()) == ['10.20.0.10', '10.20.0.11', '10.20.0.12']
+    out = workdir.outputs()
+    assert out['cidrs'] == dict((k, v + '/24') for k, v in store_view.items())
+    assert out['vm1'] == store_view['vm1']
+    assert out['used'] == 3
+    state = workdir.state()
+    assert state['netpool_reservation.vm["vm2"]']['gateway'] == '10.20.0.1'
+    assert state['netpool_reservation.vm["vm2"]']['id'] == 'default/web/vm2/default'
+    assert state['netpool_pool.web']['strategy'] == 'first'
+    assert workdir.plan() == (0, {})
+
+    # released outside Terraform (as netpool.ipam.reservation state: absent does): planned again
+    with service(store) as s:
+        assert s.release('default', pool='web', owner='vm2')['changed']
+    assert workdir.plan() == (2, {'netpool_reservation.vm["vm2"]': ['create']})
+    workdir.apply()
+    assert sorted(held(store)) == names
+
+    # metadata changes in place (the address stays); an owner change replaces
+    before = held(store)
+    workdir.write(POOL + vms(names, role='api'))
+    code, changes = workdir.plan()
+    assert code == 2
+    assert changes == dict(('netpool_reservation.vm["%s"]' % n, ['update']) for n in names)
+    workdir.apply()
+    assert held(store) == before
+    with service(store) as s:
+        assert s.get('web', 'vm1')['metadata'] == {'role': 'api'}
+    workdir.write(POOL + vms(['vm1', 'vm2', 'vm4'], role='api'))
+    code, changes = workdir.plan()
+    assert changes == {'netpool_reservation.vm["vm3"]': ['delete'], 'netpool_reservation.vm["vm4"]': ['create']}
+    workdir.apply()
+    assert sorted(held(store)) == ['vm1', 'vm2', 'vm4']
+
+    # import by namespace/pool/owner/key: the state is whole again, nothing to change
+    workdir.run('state', 'rm', 'netpool_reservation.vm["vm1"]')
+    assert workdir.plan()[1] == {'netpool_reservation.vm["vm1"]': ['create']}
+    workdir.run('import', 'netpool_reservation.vm["vm1"]', 'default/web/vm1/default')
+    assert workdir.plan() == (0, {})
+    assert workdir.state()['netpool_reservation.vm["vm1"]']['address'] == before['vm1']
+
+    workdir.destroy()
+    with service(store) as s:
+        assert s.info('default')['pools'] == []
+        assert s.info('default')['reservations'] == []
+
+
+def test_parallel_applies_never_collide(tmp_path, cli_config, store):
+    """Two terraform apply runs at once, 100 reservations each, on one store: 200 distinct addresses."""
+    with service(store) as s:
+        s.pool('shared', subnets=[{'cidr': '10.30.0.0/23'}])
+    sides = []
+    for side in ('a', 'b'):
+        w = Workdir(tmp_path / side, cli_config, store)
+        w.write('''
+resource "netpool_reservation" "vm" {
+  count = 100
+  pool  = "shared"
+  owner = "%s-${count.index}"
+}
+''' % side)
+        w.init()
+        sides.append(w)
+    failures = []
+
+    def apply(w):
+        try:
+            w.apply()
+        except TerraformFailed as e:
+            failures.append(str(e))
+
+    threads = [threading.Thread(target=apply, args=(w,)) for w in sides]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    addresses = held(store, pool='shared')
+    assert len(addresses) == 200
+    assert len(set(addresses.values())) == 200
+    in_state = [r['address'] for w in sides for r in w.state().values()]
+    assert sorted(in_state) == sorted(addresses.values())
+
+
+def test_pool_drift_update_and_child(tmp_path, cli_config, sqlite_store):
+    """A pool changed outside Terraform is drift, and is put back; a change of name replaces; a child pool
+    carved from a parent reports its subnet."""
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
+    w.write(POOL + '''
+resource "netpool_pool" "lab" {
+  name    = "lab"
+  subnets = [{ cidr = "10.40.0.0/16" }]
+  reuse_delay = "1h"
+}
+resource "netpool_pool" "ci" {
+  name          = "lab-ci"
+  parent        = netpool_pool.lab.name
+  prefix_length = 24
+}
+output "ci" { value = netpool_pool.ci.subnets[0].cidr }
+''')
+    w.apply()
+    assert w.outputs()['ci'] == '10.40.0.0/24'
+    assert w.plan() == (0, {})
+    with service(sqlite_store) as s:
+        assert s.range('web', ['10.20.0.251-10.20.0.254'])['changed']         # netpool.ipam.range
+        assert s.pool('lab', reuse_delay=60)['changed']
+    assert w.plan()[1] == {'netpool_pool.web': ['update'], 'netpool_pool.lab': ['update']}
+    w.apply()
+    with service(sqlite_store) as s:
+        pools = dict((p['name'], p) for p in s.info('default')['pools'])
+    assert pools['web']['subnets'][0]['ranges'] == ['10.20.0.10-10.20.0.250']
+    assert pools['lab']['reuse_delay'] == 3600
+    assert w.plan() == (0, {})
+    w.write(POOL.replace('name    = "web"', 'name    = "www"'))
+    assert w.plan()[1] == {'netpool_pool.web': ['delete', 'create'], 'netpool_pool.lab': ['delete'],
+                           'netpool_pool.ci': ['delete']}
+
+
+def test_errors_are_diagnostics_with_their_code(tmp_path, cli_config, sqlite_store):
+    """A failure is a Terraform error whose summary ends with the SPEC code, never a Python traceback."""
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
+    w.write('''
+resource "netpool_pool" "tiny" {
+  name    = "tiny"
+  subnets = [{ cidr = "10.50.0.0/30" }]
+}
+resource "netpool_reservation" "vm" {
+  count = 3
+  pool  = netpool_pool.tiny.name
+  owner = "vm${count.index}"
+}
+''')
+    out = w.apply(codes=(1,))
+    assert '(error pool_exhausted)' in out.stderr
+    assert "Pool 'tiny' has no free address left" in out.stderr.replace('\n', ' ')
+    assert 'Traceback' not in out.stderr + out.stdout
+    assert len(held(sqlite_store, pool='tiny')) == 2
+
+    w.write('data "netpool_reservation" "nobody" {\n  pool = "tiny"\n  owner = "nobody"\n}\n')
+    out = w.run('plan', codes=(1,))
+    assert '(error not_reserved)' in out.stderr
+    assert 'Reserve one with resource netpool_reservation' in out.stderr.replace('\n', ' ')
+    w.write('', provider='store = "mysql://user:s3cret@db/ipam"')
+    out = w.run('plan', codes=(1,))
+    assert '(error invalid_argument)' in out.stderr
+    assert 's3cret' not in out.stderr + out.stdout
+    w.run('import', 'netpool_reservation.x', 'web', codes=(1,))
+
+
+def test_read_only_home(tmp_path, cli_config, sqlite_store):
+    """The framework caches its certificate under ~/.cache: a HOME that cannot be written (here one that
+    cannot even exist) still works."""
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store, home='/dev/null/home')
+    w.write(POOL)
+    w.apply()
+    assert w.plan() == (0, {})
+
+
+def test_journey_with_ansible(tmp_path, cli_config, sqlite_store):
+    """Terraform reserves for 5 VMs; an Ansible play's lookup finds the same 5 addresses; Ansible releases one;
+    the next terraform plan creates exactly that one. Both read the store from NETPOOL_IPAM_STORE."""
+    env = {'NETPOOL_IPAM_STORE': sqlite_store}
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store, env=env)
+    names = ['web%d' % i for i in range(1, 6)]
+    w.write(POOL + vms(names) + 'output "addresses" { value = { for k, r in netpool_reservation.vm : k => '
+            'r.address } }\n', provider='')
+    w.apply()
+    from_terraform = w.outputs()['addresses']
+    assert sorted(from_terraform) == names
+
+    inventory = tmp_path / 'inventory.yml'
+    inventory.write_text(json.dumps({'vms': {'hosts': dict((n, {}) for n in names)}}))
+    playbook = tmp_path / 'play.yml'
+    playbook.write_text('''
+- name: What Terraform reserved, from Ansible
+  hosts: vms
+  gather_facts: false
+  tasks:
+    - name: Each VM's address, from the lookup
+      ansible.builtin.copy:
+        content: "{{ lookup('netpool.ipam.address', 'web', owner=inventory_hostname) }}"
+        dest: "{{ out }}/{{ inventory_hostname }}"
+        mode: "0600"
+      delegate_to: localhost
+
+    - name: web3 is decommissioned
+      netpool.ipam.reservation:
+        pool: web
+        owner: web3
+        state: absent
+      run_once: true
+''')
+    out_dir = tmp_path / 'out'
+    out_dir.mkdir()
+    bin_dir = os.path.dirname(sys.executable)
+    run = subprocess.run(
+        [os.path.join(bin_dir, 'ansible-playbook'), '-i', str(inventory), str(playbook), '-e', 'out=%s' % out_dir],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+        env=dict(os.environ, NETPOOL_IPAM_STORE=sqlite_store, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, 'collections'),
+                 ANSIBLE_PYTHON_INTERPRETER=sys.executable, ANSIBLE_HOST_KEY_CHECKING='False'))
+    assert run.returncode == 0, run.stdout + run.stderr
+    from_ansible = dict((n, (out_dir / n).read_text()) for n in names)
+    assert from_ansible == from_terraform
+    assert all(ipaddress.ip_address(a) in ipaddress.ip_network('10.20.0.0/24') for a in from_ansible.values())
+    assert w.plan() == (2, {'netpool_reservation.vm["web3"]': ['create']})
+
+
+def test_mirror_refuses_a_directory_without_the_collection(tmp_path):
+    require_terraform()
+    out = subprocess.run([PROVIDER, 'mirror', str(tmp_path / 'm'), '--collections-path', str(tmp_path)],
+                         capture_output=True, text=True, check=False)
+    assert out.returncode == 2
+    assert 'holds no ansible_collections/netpool/ipam' in out.stderr
