@@ -65,11 +65,47 @@ def serve():
 
     try:
         from netpool_terraform.provider import NetpoolProvider     # pylint: disable=import-outside-toplevel
+        provider = NetpoolProvider()
     except Exception as e:  # pylint: disable=broad-except
-        sys.stderr.write('terraform-provider-netpool: %s\n' % e)
-        return 1
-    runner.run_provider(NetpoolProvider(), sys.argv)
+        provider = unavailable(e)
+    runner.run_provider(provider, sys.argv)
     return 0
+
+
+def unavailable(error):
+    """A provider that says why the real one cannot start (no collection, a library missing): Terraform shows
+    its error; a provider that exits before the handshake shows only "plugin exited"."""
+    from tf import iface                        # pylint: disable=import-outside-toplevel
+    from tf.schema import Schema                # pylint: disable=import-outside-toplevel
+    from netpool_terraform.mirror import SOURCE  # pylint: disable=import-outside-toplevel
+
+    summary = 'The netpool provider cannot start (error store_unavailable)'
+    detail = '%s: %s' % (type(error).__name__, error)
+
+    class Unavailable(iface.Provider):
+        def get_model_prefix(self):
+            return 'netpool_'
+
+        def full_name(self):
+            return SOURCE
+
+        def get_provider_schema(self, diags):
+            diags.add_error(summary, detail)
+            return Schema(version=0)
+
+        def validate_config(self, diags, config):
+            diags.add_error(summary, detail)
+
+        def configure_provider(self, diags, config):
+            diags.add_error(summary, detail)
+
+        def get_data_sources(self):
+            return []
+
+        def get_resources(self):
+            return []
+
+    return Unavailable()
 
 
 def main(argv=None):

@@ -19,7 +19,7 @@ import traceback
 
 from tf import iface
 from tf.schema import Attribute, Schema
-from tf.types import Bool, List, Map, Number, String, TfType, Unknown
+from tf.types import Bool, Number, String, TfType, Unknown
 
 from netpool_terraform import _collection
 from netpool_terraform.mirror import SOURCE

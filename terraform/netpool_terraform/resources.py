@@ -23,6 +23,7 @@ from netpool_terraform.provider import Base, Object, known, strings
 # pylint: disable=wrong-import-order
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError, InvalidArgument, PoolNotFound
+from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
 from ansible_collections.netpool.ipam.plugins.module_utils._service import parse_duration
 
 
@@ -189,8 +190,14 @@ _SUBNET_INPUT = Object(dict(cidr=String(), gateway=String(), dns=List(String()),
 
 
 def subnets_of(pool):
-    """A pool's subnets as the resource holds them (the input keys only)."""
-    return [dict((k, s[k]) for k in ('cidr', 'gateway', 'dns', 'ranges', 'exclude')) for s in pool['subnets']]
+    """A pool's subnets as a configuration would most simply give them: what is the default (no gateway, no
+    dns, no exclusions, ranges that are the subnet's usable hosts) left out, as after an import."""
+    found = []
+    for s in pool['subnets']:
+        implicit = Subnet(iv.parse_network(s['cidr'])).to_data()['ranges']
+        found.append(dict(cidr=s['cidr'], gateway=s['gateway'], dns=s['dns'] or None,
+                          ranges=None if s['ranges'] == implicit else s['ranges'], exclude=s['exclude'] or None))
+    return found
 
 
 class Pool(Base, iface.Resource):
@@ -291,7 +298,10 @@ class Pool(Base, iface.Resource):
         def work(service):
             wanted = parse_id(id, ('namespace', 'name'), 'namespace/name')
             pool = service.info(wanted['namespace'], pool=wanted['name'])['pools'][0]
-            return self._state(pool, dict(wanted, parent=pool['parent']))
+            carved = None
+            if pool['parent'] is not None:      # a child pool: the prefix length it was carved with
+                carved = int(pool['subnets'][0]['cidr'].split('/')[1])
+            return self._state(pool, dict(wanted, parent=pool['parent'], prefix_length=carved))
         return self.run(ctx, 'import pool %s' % id, work)
 
 

@@ -176,6 +176,18 @@ output "ci" { value = netpool_pool.ci.subnets[0].cidr }
     assert pools['web']['subnets'][0]['ranges'] == ['10.20.0.10-10.20.0.250']
     assert pools['lab']['reuse_delay'] == 3600
     assert w.plan() == (0, {})
+
+    # import by namespace/name, a child pool too: the state is whole again, nothing to change
+    for address, name in (('netpool_pool.web', 'web'), ('netpool_pool.lab', 'lab'), ('netpool_pool.ci', 'lab-ci')):
+        w.run('state', 'rm', address)
+        w.run('import', address, 'default/' + name)
+    # but for a duration written otherwise ('1h' is 3600 in the store, and the state of an import): one
+    # update in place, which changes nothing in the store
+    assert w.plan() == (2, {'netpool_pool.lab': ['update']})
+    w.apply()
+    with service(sqlite_store) as s:
+        assert s.info('default', pool='lab')['pools'][0]['updated_at'] == pools['lab']['updated_at']
+    assert w.plan() == (0, {})
     w.write(POOL.replace('name    = "web"', 'name    = "www"'))
     assert w.plan()[1] == {'netpool_pool.web': ['delete', 'create'], 'netpool_pool.lab': ['delete'],
                            'netpool_pool.ci': ['delete']}
@@ -276,3 +288,15 @@ def test_mirror_refuses_a_directory_without_the_collection(tmp_path):
                          capture_output=True, text=True, check=False)
     assert out.returncode == 2
     assert 'holds no ansible_collections/netpool/ipam' in out.stderr
+
+
+def test_without_the_collection(tmp_path, cli_config, sqlite_store):
+    """A provider that cannot find the collection says so through Terraform (not 'plugin exited')."""
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store,
+                env={'NETPOOL_TERRAFORM_COLLECTIONS_PATH': str(tmp_path / 'none'),
+                     'ANSIBLE_COLLECTIONS_PATH': str(tmp_path / 'nowhere')})
+    w.write(POOL)
+    out = w.run('plan', codes=(1,))
+    text = ' '.join(out.stderr.split())
+    assert '(error store_unavailable)' in text
+    assert 'needs the netpool.ipam Ansible collection, and found it in none of %s' % (tmp_path / 'none') in text

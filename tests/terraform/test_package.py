@@ -1,0 +1,96 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The provider package without Terraform: its version, the mirror it writes, where it keeps its
+certificate, how it reads its settings and import ids. (End to end: test_terraform.py.)"""
+
+import os
+import stat
+import subprocess
+
+import pytest
+import yaml
+
+from tf.types import String
+
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
+
+from harness import COLLECTIONS, PROVIDER, ROOT  # pylint: disable=import-error
+
+from netpool_terraform import __main__ as entry, mirror  # pylint: disable=import-error
+from netpool_terraform.provider import Object, resolve, strings  # pylint: disable=import-error
+from netpool_terraform.resources import parse_id  # pylint: disable=import-error
+
+
+def test_version_is_the_collections():
+    with open(os.path.join(ROOT, 'galaxy.yml')) as f:
+        assert mirror.version() == yaml.safe_load(f)['version']
+
+
+def test_mirror_layout_and_launcher(tmp_path):
+    cli = tmp_path / 'cli.tfrc'
+    out = subprocess.run([PROVIDER, 'mirror', str(tmp_path / 'm'), '--collections-path', COLLECTIONS,
+                          '--cli-config', str(cli)], capture_output=True, text=True, check=True)
+    launcher = tmp_path / 'm' / 'terraform.local' / 'netpool' / 'netpool' / mirror.version() / mirror.target() / (
+        'terraform-provider-netpool_v' + mirror.version())
+    assert stat.S_IMODE(launcher.stat().st_mode) == 0o755
+    text = launcher.read_text()
+    assert text.startswith('#!/bin/sh\n')
+    assert ': "${NETPOOL_TERRAFORM_COLLECTIONS_PATH:=%s}"' % os.path.abspath(COLLECTIONS) in text
+    assert '-m netpool_terraform "$@"' in text
+    assert 'path    = "%s"' % (tmp_path / 'm') in cli.read_text()
+    assert 'exclude = ["terraform.local/netpool/netpool"]' in cli.read_text()
+    assert cli.read_text() in out.stdout
+    assert 'version = "%s"' % mirror.version() in out.stdout
+    # run by hand, without Terraform's handshake cookie: it says what it is
+    env = dict(os.environ)
+    env.pop('TF_PLUGIN_MAGIC_COOKIE', None)
+    by_hand = subprocess.run([str(launcher)], capture_output=True, text=True, env=env, check=False, timeout=30)
+    assert by_hand.returncode == 1
+    assert 'not\nmeant to be run by hand' in by_hand.stderr
+
+
+def test_certificate_cache_without_a_writable_home(tmp_path, monkeypatch):
+    monkeypatch.delenv(entry.CACHE_ENV, raising=False)
+    monkeypatch.delenv('XDG_CACHE_HOME', raising=False)
+    monkeypatch.setenv('HOME', '/dev/null/home')       # cannot be created, even by root
+    monkeypatch.setenv('TMPDIR', str(tmp_path))
+    monkeypatch.setattr('tempfile.tempdir', None)
+    path = entry.cert_cache_dir()
+    assert path == str(tmp_path / ('netpool-terraform-%d' % os.getuid()))
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o700
+    monkeypatch.setenv(entry.CACHE_ENV, str(tmp_path / 'mine'))
+    assert entry.cert_cache_dir() == str(tmp_path / 'mine')
+    os.chmod(str(tmp_path / 'mine'), 0o755)      # readable by others: not used for a private key
+    assert entry.cert_cache_dir() != str(tmp_path / 'mine')
+
+
+def test_settings_read_as_the_collection_reads_them(monkeypatch):
+    monkeypatch.delenv('NETPOOL_IPAM_STORE', raising=False)
+    monkeypatch.delenv('NETPOOL_IPAM_STORE_TOKEN', raising=False)
+    assert resolve({}) == {'store': 'ipam.sqlite', 'store_token': None, 'validate_certs': True, 'timeout': 30,
+                           'namespace': 'default'}
+    monkeypatch.setenv('NETPOOL_IPAM_STORE', '/srv/ipam.json')
+    monkeypatch.setenv('NETPOOL_IPAM_STORE_TOKEN', 'tok')
+    assert resolve({'timeout': 5.0})['store'] == '/srv/ipam.json'
+    assert resolve({'timeout': 5.0})['timeout'] == 5
+    assert resolve({'store': 'x.sqlite'})['store'] == 'x.sqlite'
+    assert resolve({})['store_token'] == 'tok'
+    for bad in ({'timeout': 0}, {'store': 'mysql://db/x'}, {'store': 'host=db dbname=ipam'}):
+        with pytest.raises(InvalidArgument):
+            resolve(bad)
+
+
+def test_import_ids():
+    parts = ('namespace', 'pool', 'owner', 'key')
+    assert parse_id('default/web/vm1/default', parts, '') == dict(zip(parts, ['default', 'web', 'vm1', 'default']))
+    assert parse_id('ns/web/rack/1/vm1/eth0', parts, '')['owner'] == 'rack/1/vm1'
+    for bad in ('web/vm1', 'default//vm1/default', ''):
+        with pytest.raises(InvalidArgument):
+            parse_id(bad, parts, 'namespace/pool/owner/key')
+
+
+def test_types():
+    assert Object({'a': String()}, optional=['a']).tf_type() == b'["object",{"a":"string"},["a"]]'
+    assert strings({'vlan': 10, 'pxe': True, 'mac': 'aa'}) == {'vlan': '10', 'pxe': 'true', 'mac': 'aa'}
