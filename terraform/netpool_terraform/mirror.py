@@ -18,8 +18,6 @@ import platform
 import shlex
 import sys
 
-from importlib import metadata
-
 from netpool_terraform import _collection
 
 HOST, NAMESPACE, TYPE = 'terraform.local', 'netpool', 'netpool'
@@ -31,6 +29,8 @@ _ARCHES = {'x86_64': 'amd64', 'amd64': 'amd64', 'aarch64': 'arm64', 'arm64': 'ar
 
 
 def version():
+    # imported here: not at every start of the provider
+    from importlib import metadata      # pylint: disable=import-outside-toplevel
     return metadata.version(DISTRIBUTION)
 
 

@@ -193,6 +193,18 @@ output "ci" { value = netpool_pool.ci.subnets[0].cidr }
                            'netpool_pool.ci': ['delete']}
 
 
+def test_destroy_honours_the_reuse_delay(tmp_path, cli_config, sqlite_store):
+    """A replaced reservation's address rests for the pool's reuse_delay: the new one gets another address."""
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
+    w.write(POOL.replace('  name    = "web"\n', '  name    = "web"\n  reuse_delay = "1h"\n') + vms(['vm1']))
+    w.apply()
+    first = held(sqlite_store)['vm1']
+    w.apply('-replace=netpool_reservation.vm["vm1"]')
+    assert held(sqlite_store)['vm1'] != first
+    with service(sqlite_store) as s:
+        assert s.info('default', pool='web', map=True)['pools'][0]['subnets'][0]['map'][0]['map'][:2] == '-X'
+
+
 def test_errors_are_diagnostics_with_their_code(tmp_path, cli_config, sqlite_store):
     """A failure is a Terraform error whose summary ends with the SPEC code, never a Python traceback."""
     w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
