@@ -17,6 +17,7 @@ import json
 import os
 import traceback
 
+import msgpack
 from tf import iface
 from tf.schema import Attribute, Schema
 from tf.types import Bool, Number, String, TfType, Unknown
@@ -46,12 +47,12 @@ class Object(TfType):
         self.optional = sorted(optional)
 
     def encode(self, value):
-        if value is None or value is Unknown:
+        if value is None or unknown(value):
             return value
         return dict((k, t.encode(value.get(k))) for k, t in self.attributes.items())
 
     def decode(self, value):
-        if value is None or value is Unknown:
+        if value is None or unknown(value):
             return value
         return dict((k, t.decode(value.get(k))) for k, t in self.attributes.items())
 
@@ -62,9 +63,15 @@ class Object(TfType):
         return json.dumps(kind, separators=(',', ':')).encode()
 
 
+def unknown(value):
+    """True for a value Terraform does not know yet: the framework's ``Unknown``, or an unknown value with
+    refinements (Terraform 1.6+ sends those as msgpack extension 12, which the framework passes on as is)."""
+    return value is Unknown or isinstance(value, msgpack.ExtType)
+
+
 def known(value):
     """``value``, or None when Terraform does not know it yet."""
-    return None if value is Unknown else value
+    return None if unknown(value) else value
 
 
 def strings(mapping):
@@ -86,7 +93,7 @@ def resolve(config):
     params = {}
     for name, spec in STORE_OPTIONS.items():
         value = config.get(name)
-        if value is Unknown:
+        if unknown(value):
             raise InvalidArgument('The provider setting %s is not known until apply: give the netpool provider '
                                   'values known at plan time (literals, variables, locals).' % name)
         if value is None and spec.get('fallback'):
@@ -129,7 +136,7 @@ class NetpoolProvider(iface.Provider):
 
     def validate_config(self, diags, config):
         try:
-            resolve(dict((k, v) for k, v in config.items() if v is not Unknown))
+            resolve(dict((k, v) for k, v in config.items() if not unknown(v)))
         except IpamError as e:
             add_failure(diags, 'The netpool provider settings are invalid', e, config)
 
@@ -175,13 +182,13 @@ class NetpoolProvider(iface.Provider):
 
 def add_failure(diags, summary, error, params):
     """An error diagnostic for ``IpamError`` ``error``: the summary names what failed and the SPEC code."""
-    failure = _runner.failure(error, dict((k, v) for k, v in params.items() if v is not Unknown))
+    failure = _runner.failure(error, dict((k, v) for k, v in params.items() if not unknown(v)))
     diags.add_error('%s (error %s)' % (summary, failure['error']), failure['msg'])
 
 
 def add_bug(diags, doing, error, params):
     """An ``internal_error`` diagnostic for an exception that is not an ``IpamError``: a bug, with its traceback."""
-    hidden = _secrets.find(dict((k, v) for k, v in (params or {}).items() if v is not Unknown))
+    hidden = _secrets.find(dict((k, v) for k, v in (params or {}).items() if not unknown(v)))
     trace = ''.join(traceback.format_exception(type(error), error, error.__traceback__))
     diags.add_error(
         'Cannot %s (error internal_error)' % doing,
@@ -215,6 +222,21 @@ class Base(object):
     def blank(cls):
         """A state with every attribute null: a state must name them all."""
         return dict((name, None) for name in cls.ATTRIBUTES)
+
+    #: attribute -> a function that raises ``IpamError`` for a value the service would refuse: checked at plan
+    CHECKS = {}
+
+    def validate(self, diags, type_name, config):
+        """The framework's checks, then ``CHECKS`` on the values known: an error at plan time, not at apply."""
+        super(Base, self).validate(diags, type_name, config)   # pylint: disable=no-member
+        for name, check in self.CHECKS.items():
+            value = config.get(name)
+            if value is None or unknown(value):
+                continue
+            try:
+                check(value)
+            except IpamError as e:
+                diags.add_error('Invalid %s of %s (error %s)' % (name, type_name, e.code), e.msg, path=[name])
 
     def run(self, ctx, doing, work):
         return self.provider.run(ctx.diagnostics, doing, work)

@@ -24,7 +24,20 @@ from netpool_terraform.provider import Base, Object, known, strings
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError, InvalidArgument, PoolNotFound
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
-from ansible_collections.netpool.ipam.plugins.module_utils._service import parse_duration
+from ansible_collections.netpool.ipam.plugins.module_utils._service import (
+    FAMILIES, STRATEGIES, check_name, parse_duration)
+
+
+def _one_of(choices, what):
+    def check(value):
+        if value not in choices:
+            raise InvalidArgument('%s must be one of %s, got %r.' % (what, ', '.join(sorted(choices)), value))
+    return check
+
+
+def _names(*names):
+    """CHECKS for attributes that name something (namespace, pool, owner, key): the service's rule."""
+    return dict((name, lambda value, name=name: check_name(value, name)) for name in names)
 
 
 class NotReserved(IpamError):
@@ -108,6 +121,9 @@ class Reservation(Base, iface.Resource):
                                       'the store, and the next plan reserves again.')),
         ('force', (Bool(), _OPTIONAL, 'Take an excluded address (the gateway, an exclusion) given in `address`.')),
     ] + list(_SUBNET_FACTS.items()))
+
+    CHECKS = dict(_names('namespace', 'pool', 'owner', 'key'), family=_one_of(FAMILIES, 'family'),
+                  ttl=lambda value: parse_duration(value, 'ttl'))
 
     #: computed attributes that a move (a new ``address``) changes
     MOVED = ('static',) + tuple(k for k in _SUBNET_FACTS if k not in ('static', 'created_at', 'expires_at'))
@@ -225,6 +241,9 @@ class Pool(Base, iface.Resource):
         ('force', (Bool(), _OPTIONAL, 'Let a change or a destroy release the reservations it leaves outside '
                                       'the pool (else it fails with pool_in_use).')),
     ])
+
+    CHECKS = dict(_names('namespace', 'name', 'parent'), strategy=_one_of(STRATEGIES, 'strategy'),
+                  reuse_delay=lambda value: parse_duration(value, 'reuse_delay'))
 
     def _namespace(self, state):
         return known(state.get('namespace')) or self.provider.namespace

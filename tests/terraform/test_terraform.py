@@ -235,6 +235,15 @@ resource "netpool_reservation" "vm" {
     assert 's3cret' not in out.stderr + out.stdout
     w.run('import', 'netpool_reservation.x', 'web', codes=(1,))
 
+    # what the service would refuse is refused at plan time, naming the attribute
+    w.write('resource "netpool_reservation" "x" {\n  pool = "tiny"\n  owner = "x"\n  family = "ipv5"\n'
+            '  ttl = "soon"\n}\n')
+    out = w.run('plan', codes=(1,))
+    text = ' '.join(out.stderr.split())
+    assert 'Invalid family of netpool_reservation (error invalid_argument)' in text
+    assert "family must be one of ipv4, ipv6, got 'ipv5'." in text
+    assert "ttl must be a number of seconds or a duration like '30m', '12h' or '7d', got 'soon'." in text
+
 
 def test_read_only_home(tmp_path, cli_config, sqlite_store):
     """The framework caches its certificate under ~/.cache: a HOME that cannot be written (here one that
