@@ -3,10 +3,10 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The netpool Terraform provider (issue 17): start-up, apply of 100 reservations, a plan with nothing to do.
 
-- Start-up: the provider started as Terraform starts it (TF_PLUGIN_MAGIC_COOKIE set) until it prints its
-  go-plugin handshake line, median of --starts runs; beside it a bare ``python -c "print(1)"`` and a Python that
-  only imports the framework, grpc and cryptography (the floor the provider stands on). Terraform starts the provider 3-5
-  times per command.
+- Start-up: the provider started as Terraform starts it (the mirror's launcher, TF_PLUGIN_MAGIC_COOKIE set)
+  until it prints its go-plugin handshake line, median of --starts runs, wall and CPU seconds; beside it a
+  bare ``python -c "print(1)"`` and a Python that only imports the framework, grpc and cryptography (the
+  floor the provider stands on). Terraform starts the provider 3-5 times per command.
 - Terraform: in a fresh SQLite store, ``terraform apply`` of one pool and --count reservations, then
   ``terraform plan`` with nothing to do, then ``terraform destroy``; beside them the same commands on
   --count ``terraform_data`` resources (Terraform's built-in resource, no provider at all): the floor.
@@ -22,6 +22,8 @@ import argparse
 import glob
 import os
 import platform
+import resource
+import signal
 import shutil
 import statistics
 import subprocess
@@ -62,18 +64,20 @@ resource "terraform_data" "vm" {
 
 
 def until_handshake(cmd, env):
-    """Seconds from start until the first line on stdout; the process is then stopped."""
+    """``(wall, cpu)`` seconds from start until the first line on stdout (the process is then stopped; the
+    CPU time is the process's own, user + system, which the machine's load inflates less than wall time)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     line = proc.stdout.readline()
     elapsed = time.perf_counter() - start
-    proc.kill()
-    proc.wait()
+    os.kill(proc.pid, signal.SIGKILL)
+    _pid, _status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = -signal.SIGKILL
     proc.stdout.close()
     proc.stderr.close()
     if not line:
         raise SystemExit('%s printed nothing' % ' '.join(cmd))
-    return elapsed
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
 def starts(n, env, launcher):
@@ -88,11 +92,17 @@ def starts(n, env, launcher):
     }
 
 
+def cpu_of_children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def terraform(args, cwd, env):
-    start = time.perf_counter()
+    """``(wall, cpu)`` seconds of one terraform command (cpu: terraform and the providers it started)."""
+    start, cpu = time.perf_counter(), cpu_of_children()
     proc = subprocess.run(['terraform'] + args + ['-no-color'], cwd=cwd, env=env, capture_output=True, text=True,
                           check=False)
-    elapsed = time.perf_counter() - start
+    elapsed = time.perf_counter() - start, cpu_of_children() - cpu
     if proc.returncode not in (0, 2) or (args[0] == 'plan' and proc.returncode != 0):
         sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
         raise SystemExit('terraform %s failed (rc %d)' % (' '.join(args), proc.returncode))
@@ -132,19 +142,24 @@ def main():
                                  check=False).stdout.splitlines()[0]
         print('Machine: %s, %d CPUs, Python %s, %s, load average %.2f'
               % (platform.platform(), os.cpu_count(), platform.python_version(), version, os.getloadavg()[0]))
-        print('\nStart-up, median of %d (min-max), seconds:' % args.starts)
+        print('\nStart-up, median of %d (min-max), seconds, wall and CPU:' % args.starts)
         for name, times in starts(args.starts, env, launcher).items():
-            print('  %-48s %.3f  (%.3f-%.3f)' % (name, statistics.median(times), min(times), max(times)))
+            wall, cpu = [t[0] for t in times], [t[1] for t in times]
+            print('  %-44s wall %.3f (%.3f-%.3f)  cpu %.3f (%.3f-%.3f)'
+                  % (name, statistics.median(wall), min(wall), max(wall), statistics.median(cpu), min(cpu),
+                     max(cpu)))
         print('\nterraform with %d resources, median of %d rounds (each round alternates), seconds:'
               % (args.count, args.rounds))
         results = {'netpool': [], 'terraform_data': []}
         for _round in range(args.rounds):
             for kind in results:
                 results[kind].append(round_of(kind, args.count, tmp, env))
-        print('  %-18s %12s %16s' % ('command', 'netpool', 'terraform_data'))
+        print('  %-18s %18s %18s' % ('command', 'netpool wall/cpu', 'terraform_data'))
         for step in results['netpool'][0]:
-            print('  %-18s %12.2f %16.2f' % (step, statistics.median(r[step] for r in results['netpool']),
-                                             statistics.median(r[step] for r in results['terraform_data'])))
+            figures = []
+            for kind in ('netpool', 'terraform_data'):
+                figures += [statistics.median(r[step][i] for r in results[kind]) for i in (0, 1)]
+            print('  %-18s %9.2f / %6.2f %9.2f / %6.2f' % tuple([step] + figures))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
