@@ -228,15 +228,18 @@ class Base(object):
 
     def validate(self, diags, type_name, config):
         """The framework's checks, then ``CHECKS`` on the values known: an error at plan time, not at apply."""
-        super(Base, self).validate(diags, type_name, config)   # pylint: disable=no-member
-        for name, check in self.CHECKS.items():
-            value = config.get(name)
-            if value is None or unknown(value):
-                continue
-            try:
-                check(value)
-            except IpamError as e:
-                diags.add_error('Invalid %s of %s (error %s)' % (name, type_name, e.code), e.msg, path=[name])
+        try:
+            super(Base, self).validate(diags, type_name, config)   # pylint: disable=no-member
+            for name, check in self.CHECKS.items():
+                value = config.get(name)
+                if value is None or unknown(value):
+                    continue
+                try:
+                    check(value)
+                except IpamError as e:
+                    diags.add_error('Invalid %s of %s (error %s)' % (name, type_name, e.code), e.msg, path=[name])
+        except Exception as e:  # pylint: disable=broad-except
+            add_bug(diags, 'validate %s' % type_name, e, None)
 
     def run(self, ctx, doing, work):
         return self.provider.run(ctx.diagnostics, doing, work)

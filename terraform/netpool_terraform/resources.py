@@ -18,7 +18,7 @@ one set of rules and one state. What is Terraform's own:
 from tf import iface
 from tf.types import Bool, List, Map, Number, String, Unknown
 
-from netpool_terraform.provider import Base, Object, known, strings
+from netpool_terraform.provider import Base, Object, add_bug, known, strings
 
 # pylint: disable=wrong-import-order
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _runner
@@ -171,6 +171,13 @@ class Reservation(Base, iface.Resource):
 
     def plan(self, ctx, current, planned):
         """An update: what the store will compute anew is unknown until apply."""
+        try:
+            return self._plan(current, planned)
+        except Exception as e:  # pylint: disable=broad-except
+            add_bug(ctx.diagnostics, 'plan reservation %s' % self._who(current or {}), e, None)
+            return planned
+
+    def _plan(self, current, planned):
         if current is not None and not same_address(current.get('address'), known(planned.get('address'))):
             for name in self.MOVED:
                 planned[name] = Unknown

@@ -94,3 +94,36 @@ def test_import_ids():
 def test_types():
     assert Object({'a': String()}, optional=['a']).tf_type() == b'["object",{"a":"string"},["a"]]'
     assert strings({'vlan': 10, 'pxe': True, 'mac': 'aa'}) == {'vlan': '10', 'pxe': 'true', 'mac': 'aa'}
+
+
+def test_every_failure_is_a_diagnostic(tmp_path):
+    """An IpamError is an error diagnostic with its code; any other exception is internal_error with its
+    traceback in the detail and the store's password hidden: nothing reaches gRPC."""
+    from tf.utils import Diagnostics  # pylint: disable=import-outside-toplevel
+    from netpool_terraform.provider import NetpoolProvider  # pylint: disable=import-error,import-outside-toplevel
+    from netpool_terraform.resources import Reservation  # pylint: disable=import-error,import-outside-toplevel
+
+    provider = NetpoolProvider()
+    diags = Diagnostics()
+    provider.configure_provider(diags, {'store': str(tmp_path / 'ipam.sqlite')})
+    assert not diags.diagnostics
+    assert provider.run(diags, 'reserve web/vm1/default', lambda s: s.reserve('web', 'vm1')) is None
+    assert [(d.summary, d.detail) for d in diags.diagnostics] == [(
+        'Cannot reserve web/vm1/default (error pool_not_found)',
+        "Pool 'web' does not exist in namespace 'default'. Create it with netpool.ipam.pool first.")]
+
+    provider.params['store_token'] = 's3cret'
+    diags = Diagnostics()
+    provider.run(diags, 'read x', lambda s: {}['s3cret'])
+    assert diags.diagnostics[0].summary == 'Cannot read x (error internal_error)'
+    assert 'Traceback' in diags.diagnostics[0].detail
+    assert 's3cret' not in diags.diagnostics[0].detail
+
+    diags = Diagnostics()
+
+    class Context(object):
+        diagnostics = diags
+
+    assert Reservation(provider).plan(Context(), {'address': 1}, None) is None
+    assert diags.diagnostics[0].summary.endswith('(error internal_error)')
+    assert not (tmp_path / 'ipam.sqlite').exists()      # a failure creates no store
