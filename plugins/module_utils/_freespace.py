@@ -50,9 +50,11 @@ def derive(pool, pools, held, resting):
     return sorted(spans)
 
 
-def expected(store, pool):
+def expected(store, pool, find=None):
     """``derive`` over the store interface, inside a transaction: the pool's free spans as they should be.
-    Reads pools, reservations and ``free_space().resting``: any store can be checked with it."""
+    Reads pools, reservations (``find``: the store's ``find_reservations``) and ``free_space().resting``: any
+    store can be checked with it."""
+    find = find or store.find_reservations
     free = store.free_space()
     pools = store.list_pools(pool.namespace)
     resting = {}
@@ -61,7 +63,7 @@ def expected(store, pool):
             resting.setdefault(v, []).append(n)
 
     def held(version, first, last):
-        return [r.address for r in store.find_reservations(pool.namespace, version=version, first=first, last=last)]
+        return [r.address for r in find(pool.namespace, version=version, first=first, last=last)]
 
     return derive(pool, pools, held, resting)
 

@@ -32,12 +32,14 @@ What NetBox cannot hold faithfully is ``unsupported``: the ``random`` strategy (
 available address of a range).
 """
 
+import binascii
 import contextlib
 import functools
 import json
+import os
 import re
 
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 try:
     import requests
@@ -64,6 +66,8 @@ FIELDS = {
     'netpool': ('json', ['ipam.prefix', 'ipam.ipaddress'], {'filter_logic': 'disabled'}),
 }
 PAGE = 1000
+#: the token of a history entry in a changelog message
+_TOKEN = re.compile(r'^[0-9a-f]{12}$')
 #: the most addresses a NetBox IP range holds
 RANGE_LIMIT = 2 ** 32 - 1
 _DNS_NAME = re.compile(r'^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}'
@@ -78,6 +82,12 @@ def claim(namespace, pool, owner, key):
 def _netbox_time(stamp):
     """An ISO time of the service (``...Z``) as NetBox takes a datetime custom field."""
     return None if stamp is None else stamp.replace('Z', '+00:00')
+
+
+def _expiring(stamp):
+    """List parameters selecting IP addresses whose ``netpool_expires`` is at or before ``stamp`` (NetBox's
+    ``__lte`` alone also matches addresses without one)."""
+    return {'cf_netpool_expires__lte': _netbox_time(stamp), 'cf_netpool_expires__empty': 'false'}
 
 
 def _cidr(version, n, prefix_length):
@@ -96,8 +106,15 @@ class _Transaction(object):
         self.pools = {}             # (namespace, name) -> Pool or None (deleted)
         self.reservations = {}      # ident -> Reservation or None (deleted), written in this transaction
         self.ops = []               # writes to send at commit, in order: [callable, message]
+        self.last = []              # writes sent after those (IP ranges made: NetBox refuses overlapping ones)
+        self.unnamed = []           # writes waiting for the history entry that names them (their message)
         self.created = []           # API URLs of what this transaction created: deleted again if it fails
-        self.messages = []          # changelog messages of this transaction's history entries
+        self.freed = set()          # (version, address) of IP addresses the writes delete
+        self.rebuilt = {}           # (namespace, pool) -> (pool, the IP ranges it should have): made last
+        # reads kept for the transaction (NetBox holds no lock: re-reading would not make them any truer)
+        self.listed = {}            # namespace -> {name: Pool} of its prefixes
+        self.claims = {}            # claim -> IP addresses holding it
+        self.due = {}               # (namespace, time) -> IP addresses whose netpool_expires is at or before it
 
 
 class NetboxStore(Store):
@@ -174,7 +191,8 @@ class NetboxStore(Store):
         if method == 'POST' and self._tx is not None and response.status_code == 201 and '/ipam/' in url \
                 and '/ipam/vrfs/' not in url:
             made = response.json()
-            self._tx.created += [obj['url'] for obj in (made if isinstance(made, list) else [made])]
+            token = ((body or {}).get('changelog_message') or '').split(' ')[1:2]
+            self._tx.created += [(obj['url'], token) for obj in (made if isinstance(made, list) else [made])]
         return response
 
     def _refuse(self, method, url, response):
@@ -224,7 +242,7 @@ class NetboxStore(Store):
         self._tx = tx = _Transaction(write, commit)
         try:
             yield self
-            if write and commit and tx.ops:
+            if write and commit:
                 self._send(tx)
         except BaseException:
             self._undo(tx)
@@ -233,20 +251,29 @@ class NetboxStore(Store):
             self._tx = None
 
     def _send(self, tx):
-        message = 'netpool: ' + '; '.join(tx.messages or ['change'])
-        for op in tx.ops:
-            op(message[:200])
+        """Send the writes kept so far, each with the changelog message of its history entry."""
+        ops, tx.ops, last, tx.last, tx.unnamed = tx.ops, [], tx.last, [], []
+        for op in ops + last:
+            op[0](op[1] or 'netpool: change')
+        tx.freed.clear()
 
     def _undo(self, tx):
         """Delete what a transaction that failed created (an allocation, or the first writes of a commit that
         failed part way)."""
-        for url in reversed(tx.created):
+        for url, token in reversed(tx.created):
             with contextlib.suppress(StoreUnavailable, StoreBusy):
-                self._request('DELETE', url, body={'changelog_message': 'netpool: undo of a failed task'},
+                self._request('DELETE', url, body={'changelog_message': ' '.join(['netpool: undo'] + token)},
                               ok=(204, 404))
 
-    def _later(self, op):
-        self._tx.ops.append(op)
+    def _later(self, op, last=False, frees=None):
+        """Keep a write until the transaction commits (``last``: after the others); ``frees``: the (version,
+        address) of the IP address it deletes."""
+        tx = self._tx
+        kept = [op, None]
+        (tx.last if last else tx.ops).append(kept)
+        tx.unnamed.append(kept)
+        if frees is not None:
+            tx.freed.add(frees)
 
     def lock_pool(self, namespace, name):
         """Nothing: NetBox has no lock a client can hold. Its allocation is atomic, and the claim unique."""
@@ -343,11 +370,24 @@ class NetboxStore(Store):
             pools[name] = pool
         return pools
 
+    def _listed(self, namespace):
+        """The pools of a namespace as NetBox has them, read once per transaction."""
+        tx = self._tx
+        if tx is None or namespace not in tx.listed:
+            listed = self._pools_of(namespace, self._prefixes(namespace))
+            if tx is None:
+                return listed
+            tx.listed[namespace] = listed
+        return tx.listed[namespace]
+
     def get_pool(self, namespace, name):
         key = (namespace, name)
         if self._tx is not None and key in self._tx.pools:
             return self._tx.pools[key]
-        pool = self._pools_of(namespace, self._prefixes(namespace, name)).get(name)
+        if self._tx is not None and (self._tx.write or namespace in self._tx.listed):
+            pool = self._listed(namespace).get(name)    # a change reads the pool's family too: one request
+        else:
+            pool = self._pools_of(namespace, self._prefixes(namespace, name)).get(name)
         if self._tx is not None:
             self._tx.pools[key] = pool
         return pool
@@ -356,7 +396,7 @@ class NetboxStore(Store):
         namespaces = [namespace] if namespace is not None else self._namespaces()
         pools = []
         for ns in namespaces:
-            found = self._pools_of(ns, self._prefixes(ns))
+            found = dict(self._listed(ns))
             if self._tx is not None:
                 for (tns, name), pool in self._tx.pools.items():
                     if tns == ns and (pool is not None or name in found):
@@ -431,7 +471,7 @@ class NetboxStore(Store):
                         static=bool(data.get('static')), metadata=data.get('metadata'),
                         created_at=data.get('created_at'), updated_at=data.get('updated_at'),
                         expires_at=data.get('expires_at'))
-        r.netbox_id = obj['id']
+        r.netbox_id = obj.get('id')
         return r
 
     @staticmethod
@@ -440,14 +480,18 @@ class NetboxStore(Store):
         claimed = (obj.get('custom_fields') or {}).get('netpool_claim')
         return obj.get('status', {}).get('value') == 'active' and bool(claimed)
 
-    def _by_claim(self, namespace, pool, owner, key):
+    def _by_claim(self, namespace, pool, owner, key, fresh=False):
+        """The IP addresses holding a claim, lowest id first (read once per transaction unless ``fresh``)."""
         wanted = claim(namespace, pool, owner, key)
+        if not fresh and self._tx is not None and wanted in self._tx.claims:
+            return self._tx.claims[wanted]
         params = self._in(namespace, {'cf_netpool_claim': wanted, 'limit': 5})
-        if params is None:
-            return []
-        found = self._get('/ipam/ip-addresses/', params)['results']
-        return sorted((o for o in found if (o['custom_fields'] or {}).get('netpool_claim') == wanted),
-                      key=lambda o: o['id'])
+        found = [] if params is None else self._get('/ipam/ip-addresses/', params)['results']
+        found = sorted((o for o in found if (o['custom_fields'] or {}).get('netpool_claim') == wanted),
+                       key=lambda o: o['id'])
+        if self._tx is not None:
+            self._tx.claims[wanted] = found
+        return found
 
     def get_reservation(self, namespace, pool, owner, key):
         ident = (namespace, pool, owner, key)
@@ -489,11 +533,29 @@ class NetboxStore(Store):
             found.append(r)
         return sorted(found, key=lambda r: (r.namespace, r.pool, r.version, r.address))
 
+    def _due(self, namespace, time):
+        """The IP addresses of a namespace whose ``netpool_expires`` is at or before ``time``: expired leases and
+        rests that are over, of every pool, in one read per transaction (a change expires its pool's family)."""
+        key = (namespace, time)
+        if key not in self._tx.due:
+            params = self._in(namespace, _expiring(time))
+            self._tx.due[key] = [] if params is None else self._all('/ipam/ip-addresses/', params)
+        return self._tx.due[key]
+
     def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
                           first=None, last=None, expires_before=None):
+        return self._find(namespace, pool, owner, key, version, first, last, expires_before)
+
+    def _find(self, namespace=None, pool=None, owner=None, key=None, version=None, first=None, last=None,
+              expires_before=None):
+        """``find_reservations``, for this store's own use (free space, counts)."""
         namespaces = [namespace] if namespace is not None else self._namespaces()
         found = []
         for ns in namespaces:
+            if expires_before is not None and self._tx is not None and (owner, key, version, first) == (None,) * 4:
+                fetched = [self._reservation(ns, o) for o in self._due(ns, expires_before) if self._ours(o)]
+                found += self._overlay(ns, fetched, pool, expires_before=expires_before)
+                continue
             params = {}
             if pool is not None:
                 params['cf_netpool_pool'] = pool
@@ -502,7 +564,7 @@ class NetboxStore(Store):
             if version is not None:
                 params['family'] = version
             if expires_before is not None:
-                params['cf_netpool_expires__lte'] = _netbox_time(expires_before)
+                params.update(_expiring(expires_before))
             if version is not None and first is not None and last is not None:
                 params['parent'] = str(iv.netaddr.spanning_cidr([iv.netaddr.IPAddress(first, version),
                                                                  iv.netaddr.IPAddress(last, version)]))
@@ -512,7 +574,23 @@ class NetboxStore(Store):
 
     def count_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
                            first=None, last=None, expires_before=None):
-        return len(self.find_reservations(namespace, pool, owner, key, version, first, last, expires_before))
+        """Counted by NetBox (one request per namespace, no address read) where its filters are exact: by pool
+        or owner, family and expiry, with no unsent change of this transaction; otherwise found and counted."""
+        if (pool is None and owner is None) or key is not None or first is not None or last is not None or \
+                (self._tx is not None and self._tx.reservations):
+            return len(self._find(namespace, pool, owner, key, version, first, last, expires_before))
+        total = 0
+        for ns in [namespace] if namespace is not None else self._namespaces():
+            params = self._in(ns, {'status': 'active', 'limit': 1})
+            if params is None:
+                continue
+            for name, value in (('cf_netpool_pool', pool), ('cf_netpool_owner', owner), ('family', version)):
+                if value is not None:
+                    params[name] = value
+            if expires_before is not None:
+                params.update(_expiring(expires_before))
+            total += self._get('/ipam/ip-addresses/', params)['count']
+        return total
 
     def save_reservation(self, reservation):
         r = reservation.copy()
@@ -573,7 +651,7 @@ class NetboxStore(Store):
         self._tx.reservations[reservation.ident] = None
         if old is None or getattr(old, 'netbox_id', None) is None:
             return
-        self._later(functools.partial(self._delete_address, old.netbox_id))
+        self._later(functools.partial(self._delete_address, old.netbox_id), frees=(old.version, old.address))
 
     def _delete_address(self, ident, message):
         """Delete IP address ``ident`` (one already gone is fine)."""
@@ -581,26 +659,60 @@ class NetboxStore(Store):
 
     # -- history --------------------------------------------------------
     def add_history(self, entry):
-        """NetBox keeps the history: this names the change in its change log (``netpool: <action> ...``)."""
-        what = [entry['action'], '%s/%s' % (entry['namespace'], entry['pool'] or '')]
-        if entry.get('owner') is not None:
-            what.append('%s/%s' % (entry['owner'], entry['key']))
-        if entry.get('address'):
-            what.append(entry['address'])
-        self._tx.messages.append(' '.join(what))
+        """NetBox keeps the history: the writes made for this entry carry it in their changelog message."""
+        message = _message(entry)
+        for kept in self._tx.unnamed:
+            kept[1] = message
+        self._tx.unnamed = []
 
     def find_history(self, namespace=None, pool=None, owner=None, address=None):
         """The changes this collection made, from NetBox's change log, oldest first."""
-        entries = []
-        namespaces = dict((vrf['id'], vrf['name']) for vrf in self._all('/ipam/vrfs/', {'tag': TAG}))
+        groups, undone = {}, set()     # token of a history entry -> the changes made for it, in order
         for change in self._all('/core/object-changes/', {'q': 'netpool:', 'ordering': 'time'}):
-            entry = _entry(change, namespaces)
-            if entry is None:
-                continue
+            words = (change.get('message') or '').split(' ')
+            if words[:2] == ['netpool:', 'undo']:
+                undone.update(words[2:])            # what a task that failed made, and deleted again
+            elif len(words) > 5 and words[0] == 'netpool:' and _TOKEN.match(words[1]):
+                groups.setdefault(words[1], []).append(change)
+        entries = []
+        for changes in sorted((g for token, g in groups.items() if token not in undone),
+                              key=lambda group: (group[0]['time'], group[0]['id'])):
+            entry = self._entry(changes)
             if all(want is None or want == entry[k] for k, want in (
                     ('namespace', namespace), ('pool', pool), ('owner', owner), ('address', address))):
                 entries.append(entry)
         return entries
+
+    def _entry(self, changes):
+        """The SPEC history entry that the changes carrying one message made: what it names, from the message;
+        ``old`` and ``new``, from what NetBox recorded before and after them."""
+        words = [unquote(w) for w in changes[0]['message'].split(' ')[2:]]
+        words += [None] * (10 - len(words))
+        obj, action, namespace, pool = words[:4]
+        entry = {'time': changes[0]['time'][:19] + 'Z', 'namespace': namespace, 'pool': pool, 'object': obj,
+                 'action': action, 'owner': words[4], 'key': words[5], 'address': words[6], 'old': None, 'new': None}
+        if obj == 'reservation':
+            held = [(self._snapshot(namespace, c.get('prechange_data')), self._snapshot(namespace, c.get('postchange_data')))
+                    for c in changes if c['changed_object_type'] == 'ipam.ipaddress']
+            before = [old for old, _new in held if old is not None]
+            after = [new for _old, new in held if new is not None]
+            entry['old'] = before[0].to_data() if before else None
+            entry['new'] = after[-1].to_data() if after else None
+            if action == 'reassign':
+                entry['new'] = {'owner': words[7], 'key': words[8], 'pool': words[9]}
+            if entry['address'] == '-':
+                entry['address'] = (after or before)[-1].address_str if after or before else None
+        else:
+            prefixes = [c for c in changes if c['changed_object_type'] == 'ipam.prefix']
+            entry['old'] = _pool_data(namespace, pool, [c.get('prechange_data') for c in prefixes])
+            entry['new'] = _pool_data(namespace, pool, [c.get('postchange_data') for c in prefixes])
+        return entry
+
+    def _snapshot(self, namespace, data):
+        """The reservation an IP address held in a change log snapshot, or None."""
+        if not data or not (data.get('custom_fields') or {}).get('netpool_claim'):
+            return None
+        return self._reservation(namespace, data)
 
     def clear_history(self):
         raise Unsupported("NetBox keeps its change log itself: the NetBox store cannot replace a whole state's "
@@ -621,22 +733,28 @@ class NetboxFreeSpace(FreeSpace):
             version, first = _host(obj['start_address'])
             last = _host(obj['end_address'])[1]
             if subnet is None or (subnet.version == version and subnet.first <= first <= subnet.last):
-                found.append((version, first, last, obj['id']))
+                found.append((version, first, last, obj['id'], int(obj['start_address'].split('/')[1])))
         return sorted(found)
 
     def allocate(self, pool, subnet, reservation, rng):
         store = self.store
         if pool.strategy == 'random':
             raise Unsupported("The NetBox store cannot hand out addresses at random (strategy 'random').")
-        for version, _first, _last, ident in self._ranges(pool, subnet):
-            if not store._tx.commit:      # check mode: ask, send nothing
+        tx = store._tx
+        for version, first, last, ident, _length in self._ranges(pool, subnet):
+            if not tx.commit:      # check mode: ask, send nothing
                 found = store._get('/ipam/ip-ranges/%d/available-ips/' % ident, {'limit': 1})
-                if found:
-                    return _host(found[0]['address'])[1]
+                freed = [n for v, n in tx.freed if v == version and first <= n <= last]
+                if found or freed:
+                    return min(freed + [_host(a['address'])[1] for a in found])
                 continue
+            # NetBox hands out what it holds free: first send what this transaction freed (leases that ran out,
+            # rests that are over: time decided those, not this task, so they stay done if the task fails)
+            store._send(tx)
             r = reservation.copy()
             r.version = version
-            body = store._claim_body(r, ('netpool: reserve %s/%s %s/%s' % r.ident)[:200])
+            body = store._claim_body(r, _message({'object': 'reservation', 'action': 'reserve', 'namespace': r.namespace,
+                                                  'pool': r.pool, 'owner': r.owner, 'key': r.key}))
             body['prefix_length'] = subnet.prefix_length
             try:
                 made = store._request('POST', '/ipam/ip-ranges/%d/available-ips/' % ident, body=body,
@@ -655,11 +773,11 @@ class NetboxFreeSpace(FreeSpace):
         """One holder per claim: NetBox checks uniqueness in its application, so two requests on different
         ranges could both pass; the lowest id keeps the claim and the other address is deleted."""
         store = self.store
-        holders = store._by_claim(*reservation.ident)
+        holders = store._by_claim(*reservation.ident, fresh=True)
         mine = dict(made, custom_fields=made.get('custom_fields') or {})
         if holders and holders[0]['id'] != mine['id']:
             store._delete_address(mine['id'], 'netpool: double claim resolved')
-            store._tx.created.remove(mine['url'])
+            store._tx.created = [c for c in store._tx.created if c[0] != mine['url']]
             return self._adopt(pool, reservation)
         r = store._reservation(pool.namespace, mine)
         r.sent = True
@@ -668,7 +786,7 @@ class NetboxFreeSpace(FreeSpace):
 
     def _adopt(self, pool, reservation):
         store = self.store
-        holders = store._by_claim(*reservation.ident)
+        holders = store._by_claim(*reservation.ident, fresh=True)
         if not holders:
             raise StoreBusy('NetBox refused a second claim on %s/%s/%s/%s but shows none: try again.'
                             % reservation.ident)
@@ -680,8 +798,8 @@ class NetboxFreeSpace(FreeSpace):
 
     def take(self, pool, version, n):
         for member in _freespace.family(self.store, pool):
-            for _v, _n, _until, ident in self._resting(member, v_n=(version, n)):
-                self.store._later(functools.partial(self.store._delete_address, ident))
+            for v, n, _until, ident in self._resting(member, v_n=(version, n)):
+                self.store._later(functools.partial(self.store._delete_address, ident), frees=(v, n))
 
     def give_back(self, pool, version, n, until=None):
         if until is None:
@@ -700,18 +818,21 @@ class NetboxFreeSpace(FreeSpace):
         store._later(send)
 
     def _resting(self, pool, due=None, v_n=None):
-        params = {'status': 'deprecated', 'cf_netpool_pool': pool.name}
-        if due is not None:
-            params['cf_netpool_expires__lte'] = _netbox_time(due)
-        if v_n is not None:
-            params['address'] = iv.to_str(*v_n)
-        params = self.store._in(pool.namespace, params)
-        if params is None:
-            return []
+        store = self.store
+        if due is not None and v_n is None and store._tx is not None:
+            objs = store._due(pool.namespace, due)
+        else:
+            params = {'status': 'deprecated', 'cf_netpool_pool': pool.name}
+            if due is not None:
+                params.update(_expiring(due))
+            if v_n is not None:
+                params['address'] = iv.to_str(*v_n)
+            params = store._in(pool.namespace, params)
+            objs = [] if params is None else store._all('/ipam/ip-addresses/', params)
         found = []
-        for obj in self.store._all('/ipam/ip-addresses/', params):
+        for obj in objs:
             cf = obj['custom_fields'] or {}
-            if cf.get('netpool_pool') != pool.name or cf.get('netpool_claim'):
+            if obj['status']['value'] != 'deprecated' or cf.get('netpool_pool') != pool.name or cf.get('netpool_claim'):
                 continue
             until = (cf.get('netpool_expires') or '').replace('+00:00', 'Z')
             if due is None or until <= due:
@@ -722,8 +843,8 @@ class NetboxFreeSpace(FreeSpace):
         return [(v, n, until) for v, n, until, _id in self._resting(pool, due)]
 
     def settle(self, pool, now):
-        for _v, _n, _until, ident in self._resting(pool, due=now):
-            self.store._later(functools.partial(self.store._delete_address, ident))
+        for v, n, _until, ident in self._resting(pool, due=now):
+            self.store._later(functools.partial(self.store._delete_address, ident), frees=(v, n))
 
     def rebuild(self, pool):
         """Make the pool's IP ranges what its subnets may hand out (sent when the transaction commits).
@@ -746,23 +867,39 @@ class NetboxFreeSpace(FreeSpace):
                         % (RANGE_LIMIT, subnet.cidr, current.name, iv.format_span(subnet.version, a, b),
                            iv.format_span(subnet.version, a, min(b, a + 65535))))
                 wanted.add((subnet.version, a, b, subnet.prefix_length))
+        tx = store._tx
+        if not tx.rebuilt:
+            store._later(self._send_ranges, last=True)
+        tx.rebuilt[(current.namespace, current.name)] = (current, wanted)
 
-        def send(message):
-            have = dict(((v, a, b), ident) for v, a, b, ident in self._ranges(current))
-            for v, a, b in sorted(set(have) - set(w[:3] for w in wanted)):
-                store._request('DELETE', '/ipam/ip-ranges/%d/' % have[(v, a, b)], body={'changelog_message': message})
-            vrf = store._vrf(current.namespace, make=True)
-            for v, a, b, length in sorted(wanted):
+    def _send_ranges(self, message):
+        """Make the IP ranges of the pools rebuilt in this transaction what they should be: NetBox refuses
+        overlapping ranges in a VRF, so every range that goes is deleted first, then masks are changed, then
+        the new ranges made (a child carved out of its parent takes a part of the parent's old range)."""
+        store = self.store
+        rebuilt, store._tx.rebuilt = store._tx.rebuilt, {}
+        plans = []
+        for pool, wanted in rebuilt.values():
+            have = dict(((v, a, b), (ident, length)) for v, a, b, ident, length in self._ranges(pool))
+            wanted = dict(((v, a, b), length) for v, a, b, length in wanted)
+            for span in sorted(set(have) - set(wanted)):
+                store._request('DELETE', '/ipam/ip-ranges/%d/' % have[span][0], body={'changelog_message': message})
+            plans.append((pool, have, wanted))
+        for pool, have, wanted in plans:
+            vrf = store._vrf(pool.namespace, make=True)
+            for (v, a, b), length in sorted(wanted.items()):
+                body = {'start_address': _cidr(v, a, length), 'end_address': _cidr(v, b, length),
+                        'changelog_message': message}
                 if (v, a, b) not in have:
-                    store._request('POST', '/ipam/ip-ranges/', body={
-                        'start_address': _cidr(v, a, length), 'end_address': _cidr(v, b, length), 'vrf': vrf,
-                        'status': 'active', 'tags': [{'slug': TAG}],
-                        'description': 'netpool %s/%s' % (current.namespace, current.name),
-                        'custom_fields': {'netpool_pool': current.name}, 'changelog_message': message})
-        store._later(send)
+                    body.update({'vrf': vrf, 'status': 'active', 'tags': [{'slug': TAG}],
+                                 'description': 'netpool %s/%s' % (pool.namespace, pool.name),
+                                 'custom_fields': {'netpool_pool': pool.name}})
+                    store._request('POST', '/ipam/ip-ranges/', body=body)
+                elif have[(v, a, b)][1] != length:       # its subnet was resized: the same span, another mask
+                    store._request('PATCH', '/ipam/ip-ranges/%d/' % have[(v, a, b)][0], body=body)
 
     def spans(self, pool, version=None, lo=None, hi=None):
-        spans = _freespace.expected(self.store, pool)
+        spans = _freespace.expected(self.store, pool, find=self.store._find)
         found = []
         for v, a, b in spans:
             if version is not None and v != version:
@@ -776,29 +913,26 @@ class NetboxFreeSpace(FreeSpace):
         return found
 
 
-def _entry(change, namespaces):
-    """A SPEC history entry from a NetBox change this collection made, or None."""
-    message = change.get('message') or ''
-    if not message.startswith('netpool:'):
+def _message(entry):
+    """The changelog message of the writes made for a history entry: ``netpool:``, a token of its own, then
+    what it names (each word percent-encoded). NetBox keeps 200 characters: the words cut off are read back
+    from the objects' own data."""
+    words = [entry['object'], entry['action'], entry['namespace'], entry['pool'] or '-']
+    if entry.get('owner') is not None:
+        words += [entry['owner'], entry['key'], entry.get('address') or '-']
+        if entry['action'] == 'reassign':
+            words += [(entry.get('new') or {}).get(k) or '-' for k in ('owner', 'key', 'pool')]
+    text = 'netpool: %s %s' % (binascii.hexlify(os.urandom(6)).decode(), ' '.join(quote(w, safe='') for w in words))
+    return text[:200]
+
+
+def _pool_data(namespace, name, snapshots):
+    """A pool's data from change log snapshots of its prefixes, or None if none held it."""
+    held = [d['custom_fields'] for d in snapshots if d and isinstance((d.get('custom_fields') or {}).get('netpool'), dict)]
+    if not held:
         return None
-    words = message[len('netpool:'):].split(';')[0].split()
-    action = words[0] if words else 'change'
-    post, pre = change.get('postchange_data') or {}, change.get('prechange_data') or {}
-    data = post or pre
-    cf = data.get('custom_fields') or {}
-    kind = (change.get('changed_object_type') or '')
-    obj = 'reservation' if kind.endswith('ipaddress') else 'pool' if kind.endswith('prefix') else None
-    if obj is None or not cf.get('netpool_pool') or (obj == 'reservation' and not cf.get('netpool_claim')):
-        return None
-    info = cf.get('netpool') or {}
-    time = (change.get('time') or '')[:19] + 'Z'
-    entry = {'time': time, 'namespace': namespaces.get(data.get('vrf'), 'default'),
-             'pool': cf['netpool_pool'], 'object': obj, 'action': action, 'owner': None, 'key': None,
-             'address': None, 'old': None, 'new': None}
-    if obj == 'reservation':
-        entry.update(owner=cf.get('netpool_owner'), key=info.get('key'),
-                     address=iv.to_str(*_host(data['address'])))
-    return entry
+    return dict(held[0]['netpool'].get('pool') or {}, namespace=namespace, name=name,
+                subnets=[cf['netpool'].get('subnet') for cf in held])
 
 
 def _first_line(error):
