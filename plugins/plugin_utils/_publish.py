@@ -250,11 +250,11 @@ def _previous_serial(text, origin):
 
 
 def _zone_text(origin, records, serial, nameservers, hostmaster, ttl):
+    soa = (nameservers[0].to_text(), hostmaster.to_text(), serial) + SOA_TIMERS
     lines = ['; ' + HEADER,
              '$ORIGIN %s' % origin.to_text(),
              '$TTL %d' % ttl,
-             '@\tIN\tSOA\t%s %s %d %d %d %d %d' % ((nameservers[0].to_text(), hostmaster.to_text(), serial)
-                                                  + SOA_TIMERS)]
+             '@\tIN\tSOA\t%s %s %d %d %d %d %d' % soa]
     lines += ['@\tIN\tNS\t%s' % ns.to_text() for ns in nameservers]
     lines += ['%s\tIN\t%s\t%s' % (name.relativize(origin).to_text(), rtype, value) for name, rtype, value in records]
     return '\n'.join(lines) + '\n'
@@ -293,12 +293,10 @@ def bind_zones(info, nameservers=None, hostmaster=None, ttl=3600, previous=None)
     result = {}
     for origin in sorted(zones):
         master = _absolute(hostmaster, 'hostmaster') if hostmaster else dns.name.Name((b'hostmaster',) + origin.labels)
-        render = (lambda serial: _zone_text(origin, zones[origin], serial, nameservers, master, ttl))
         before = previous.get(origin)
         serial = _previous_serial(before, origin)
-        if serial is None:
-            serial = 1
-        elif render(serial) != before:
-            serial = serial % 4294967295 + 1
-        result[origin.to_text(omit_final_dot=True)] = render(serial)
+        text = _zone_text(origin, zones[origin], serial or 1, nameservers, master, ttl)
+        if serial is not None and text != before:
+            text = _zone_text(origin, zones[origin], serial % 4294967295 + 1, nameservers, master, ttl)
+        result[origin.to_text(omit_final_dot=True)] = text
     return result

@@ -44,7 +44,7 @@ def check(argv):
 
 def free_port():
     """A port free on 127.0.0.1 for both UDP and TCP, as far as can be told."""
-    for _ in range(50):
+    for _attempt in range(50):
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
             udp.bind(('127.0.0.1', 0))
             port = udp.getsockname()[1]
