@@ -7,6 +7,9 @@ store (SQLite and JSON) for Kea, dnsmasq, BIND and /etc/hosts; the real servers'
 file, and a real named on 127.0.0.1 answers A, AAAA and PTR queries for every reservation."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -16,7 +19,10 @@ from ansible_collections.netpool.ipam.plugins.filter.publish import FilterModule
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin
 from ansible_collections.netpool.ipam.tests.unit.plugins.plugin_utils.dhcp_dns import Named, check
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
 
 F = FilterModule().filters()
 KEA_BASE = {'interfaces-config': {'interfaces': []}, 'lease-database': {'type': 'memfile', 'persist': False}}
@@ -264,3 +270,52 @@ def test_named_answers_for_every_reservation_and_forgets_a_released_one(plan, tm
     finally:
         named.stop()
     assert named.process.returncode is not None
+
+
+PLAY = """
+- name: Publish
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.publish
+      vars:
+        ipam_publish: [kea_dhcp4, kea_dhcp6, dnsmasq, bind, hosts]
+        ipam_publish_kea_dhcp4_path: "{{ out }}/kea4.json"
+        ipam_publish_kea_dhcp4_config: {interfaces-config: {interfaces: []}, lease-database: {type: memfile, persist: false}}
+        ipam_publish_kea_dhcp6_path: "{{ out }}/kea6.json"
+        ipam_publish_kea_dhcp6_config: {interfaces-config: {interfaces: []}, lease-database: {type: memfile, persist: false}}
+        ipam_publish_dnsmasq_path: "{{ out }}/dnsmasq.conf"
+        ipam_publish_bind_dir: "{{ out }}/zones"
+        ipam_publish_bind_conf: "{{ out }}/zones.conf"
+        ipam_publish_hosts_path: "{{ out }}/hosts"
+        ipam_publish_reload: {}
+"""
+
+
+def test_the_role_refuses_a_shared_mac_before_writing_any_file(tmp_path):
+    """The role runs every filter before it writes: one MAC for two owners in the IPv6 subnet (the second
+    file it would write) leaves even the Kea DHCPv4 file unwritten."""
+    store = tmp_path / 'ipam.sqlite'
+    svc = Service(open_store(str(store)))
+    svc.pool('lan', subnets=[{'cidr': '10.10.0.0/24'}, {'cidr': '2001:db8:10::/64'}], metadata={'domain': 'lab.test'})
+    svc.reserve('lan', 'a1', family='ipv6', metadata={'mac': '52:54:00:00:00:01'})
+    svc.reserve('lan', 'b1', family='ipv6', metadata={'mac': '52:54:00:00:00:01'})
+    svc.reserve('lan', 'c1', family='ipv4', metadata={'mac': '52:54:00:00:00:01'})
+    (tmp_path / 'play.yml').write_text(PLAY)
+    out = tmp_path / 'out'
+    out.mkdir()
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'),
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, 'collections'), ANSIBLE_NOCOLOR='1')
+    argv = [ansible_bin('ansible-playbook'), '-i', 'localhost,', '-c', 'local', '-e', 'out=%s' % out,
+            '-e', 'ipam_store=%s' % store, '-e', 'ansible_python_interpreter=%s' % sys.executable, str(tmp_path / 'play.yml')]
+    done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                          timeout=300, check=False)
+    assert done.returncode != 0, done.stdout
+    assert "owner 'a1'" in done.stdout and "owner 'b1'" in done.stdout and '2001:db8:10::/64' in done.stdout
+    assert sorted(os.listdir(str(out))) == []
+    svc.release(pool='lan', owner='b1')
+    done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stdout
+    assert sorted(os.listdir(str(out))) == ['dnsmasq.conf', 'hosts', 'kea4.json', 'kea6.json', 'zones', 'zones.conf']
+    svc.store.close()
