@@ -102,6 +102,10 @@ class Plan:
                               key=lambda s: (s.version, s.network.first, s.network.prefixlen))
         self.hosts = sorted((Host(r, self.pools.get(r['pool'])) for r in info['reservations']),
                             key=lambda h: (h.version, int(h.address), h.owner, h.key))
+        self.by_subnet = {}
+        for host in self.hosts:
+            if host.network is not None:
+                self.by_subnet.setdefault(str(host.network.cidr), []).append(host)
         owners = {}
         for host in self.hosts:
             if host.fqdn is not None and owners.setdefault(host.fqdn, host).owner != host.owner:
@@ -111,8 +115,7 @@ class Plan:
 
     def dhcp_hosts(self, subnet):
         """The hosts with a MAC in ``subnet``; two owners (or two IPv4 addresses) behind one MAC is an error."""
-        hosts = [h for h in self.hosts if h.mac is not None and h.version == subnet.version
-                 and h.address in subnet.network]
+        hosts = [h for h in self.by_subnet.get(subnet.cidr, ()) if h.mac is not None]
         seen = {}
         for host in hosts:
             other = seen.setdefault(host.mac, host)
@@ -238,15 +241,18 @@ def _absolute(text, what):
 
 
 def _previous_serial(text, origin):
-    """The SOA serial of a zone file published before, or None when there is none to read."""
+    """The SOA serial of a zone file published before, or None when there is none to read. The head of a
+    file written here (comment, $ORIGIN, $TTL, SOA) is read first: reading the whole zone costs more than
+    rendering it; a file written otherwise is read whole."""
     if not text:
         return None
-    try:
-        zone = dns.zone.from_text(text, origin=origin, relativize=False, check_origin=False)
-        soa = zone.find_rdataset(origin, dns.rdatatype.SOA)
-    except (dns.exception.DNSException, KeyError, ValueError, SyntaxError):
-        return None
-    return soa[0].serial
+    for part in ('\n'.join(text.splitlines()[:4]) + '\n', text):
+        try:
+            zone = dns.zone.from_text(part, origin=origin, relativize=False, check_origin=False)
+            return zone.find_rdataset(origin, dns.rdatatype.SOA)[0].serial
+        except (dns.exception.DNSException, KeyError, ValueError, SyntaxError):
+            continue
+    return None
 
 
 def _zone_text(origin, records, serial, nameservers, hostmaster, ttl):
