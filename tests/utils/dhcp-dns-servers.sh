@@ -8,7 +8,7 @@
 # The packages ship system services that would take ports 53, 67 and 547 on
 # a shared machine. They must never start: a policy-rc.d that refuses every
 # start is in place for the install (the machine's own is kept when it has
-# one), and where systemd runs, the units are stopped and disabled after it.
+# one), and their units are disabled (stopped too where systemd runs).
 # The tests start their own named on 127.0.0.1 on a high port.
 #
 # Without root or apt-get (a developer's laptop), say why and exit 0 unless
@@ -31,7 +31,22 @@ missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# The packages enable their units: a machine that boots with systemd would
+# start them. Disable them (and stop them where systemd runs now); offline,
+# systemctl only removes the links. Idempotent.
+disable_units() {
+    command -v systemctl >/dev/null || return 0
+    local now=()
+    [ "$(ps -p 1 -o comm= 2>/dev/null)" = systemd ] && now=(--now)
+    for u in "${units[@]}"; do
+        if systemctl is-enabled --quiet "$u" 2>/dev/null || [ -e "/etc/systemd/system/multi-user.target.wants/$u.service" ]; then
+            systemctl disable "${now[@]}" "$u" >/dev/null 2>&1 || true
+        fi
+    done
+}
+
 if [ "${#missing[@]}" -eq 0 ]; then
+    disable_units
     echo "dhcp-dns-servers: ${packages[*]} installed"
     exit 0
 fi
@@ -59,10 +74,5 @@ fi
 rm -f /tmp/netpool-ipam-apt.$$.log
 [ "$own_policy" -eq 0 ] || { rm -f "$policy"; trap - EXIT; }
 
-# systemd as PID 1 would have enabled the units: stop and disable them.
-if [ "$(ps -p 1 -o comm= 2>/dev/null)" = systemd ] && command -v systemctl >/dev/null; then
-    for u in "${units[@]}"; do
-        systemctl disable --now "$u" >/dev/null 2>&1 || true
-    done
-fi
-echo "dhcp-dns-servers: installed ${missing[*]} (no service started)"
+disable_units
+echo "dhcp-dns-servers: installed ${missing[*]} (no service started, units disabled)"
