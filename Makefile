@@ -22,10 +22,10 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/collections
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: help venv venv-min link demo demo-min units units-min netbox terraform sanity integration \
-        molecule lint test build clean bench-netbox bench-terraform
+        molecule lint test build clean bench-netbox bench-terraform dhcp-dns
 
 help:
-	@echo "make venv | venv-min | demo | demo-min | netbox | units | units-min | terraform | sanity | integration | molecule | lint | test | build | clean | bench-netbox | bench-terraform"
+	@echo "make venv | venv-min | demo | demo-min | netbox | dhcp-dns | units | units-min | terraform | sanity | integration | molecule | lint | test | build | clean | bench-netbox | bench-terraform"
 
 # --- environments --------------------------------------------------------
 
@@ -78,10 +78,16 @@ smoke-min: venv-min
 netbox: venv
 	$(VENV)/bin/python tests/utils/netbox.py install || [ "$${NETPOOL_IPAM_TEST_NETBOX:-}" != required ]
 
-units: venv netbox
+# Kea, dnsmasq and BIND for the publish tests and the publish scenario (Debian packages, installed once when
+# missing, no service started: tests/utils/dhcp-dns-servers.sh). Where they cannot be installed, it says why
+# and those tests skip (CI requires them).
+dhcp-dns:
+	tests/utils/dhcp-dns-servers.sh
+
+units: venv netbox dhcp-dns
 	$(VENV)/bin/pytest tests/unit
 
-units-min: venv-min
+units-min: venv-min dhcp-dns
 	$(VENV_MIN)/bin/pytest tests/unit
 
 # The Terraform provider end to end (tests/terraform): real terraform init/plan/apply/import/destroy on SQLite,
@@ -100,7 +106,7 @@ sanity: venv
 integration: venv
 	tests/utils/ansible-test.sh integration --venv --python 3.12
 
-molecule: venv
+molecule: venv dhcp-dns
 	tests/utils/molecule.sh
 
 lint: venv

@@ -22,7 +22,7 @@ import random
 import re
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv, _metadata
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, InvalidArgument, PoolExhausted, PoolInUse,
     PoolNotFound, PoolOverlap)
@@ -395,7 +395,7 @@ class Service(object):
             raise InvalidArgument("strategy must be 'first' or 'random', got %r." % (strategy,))
         if reuse_delay is not None:
             reuse_delay = parse_duration(reuse_delay, 'reuse_delay')
-        metadata = check_metadata(metadata)
+        metadata = _metadata.pool(check_metadata(metadata))
         if description is not None and not isinstance(description, str):
             raise InvalidArgument('description must be a string, got %r.' % (description,))
         if subnets is not None and (not isinstance(subnets, list) or not subnets):
@@ -593,7 +593,7 @@ class Service(object):
         check_name(pool, 'pool')
         check_name(owner, 'owner')
         check_name(key, 'key')
-        metadata = check_metadata(metadata)
+        metadata = _metadata.reservation(check_metadata(metadata))
         version = _family(family)
         if ttl is not None:
             ttl = parse_duration(ttl, 'ttl')

@@ -143,6 +143,8 @@ options:
   metadata:
     description:
       - A free dict of names to strings, numbers or booleans (site, VLAN, owner team...).
+      - C(domain) is the forward DNS zone of the pool's host names (the role C(netpool.ipam.publish)); it is checked
+        as a DNS name and kept in lower case without a final dot. A bad one fails with C(error invalid_argument).
     type: dict
   force:
     description:

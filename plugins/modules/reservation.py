@@ -66,6 +66,9 @@ options:
     description:
       - A free dict of names to strings, numbers or booleans kept with the reservation (mac, hostname...).
       - Replaces the metadata of an existing reservation; not given leaves it as it is.
+      - Two names are what DHCP and DNS read (the role C(netpool.ipam.publish)) and are checked and normalised -
+        C(mac), a MAC in any form (kept as V(52:54:00:aa:bb:cc)), and C(hostname), a host name or a dotted fully
+        qualified name (kept in lower case, without a final dot). A bad one fails with C(error invalid_argument).
     type: dict
   ttl:
     description:

@@ -461,13 +461,13 @@ class ReserveTests(Base):
         assert svc.info(history=True)['history'][-2]['action'] == 'move'
 
     def test_metadata_update(self, svc, web):
-        svc.reserve('web', 'h1', metadata={'mac': 'a'})
-        result = svc.reserve('web', 'h1', metadata={'mac': 'b'})
+        svc.reserve('web', 'h1', metadata={'rack': 'a'})
+        result = svc.reserve('web', 'h1', metadata={'rack': 'b'})
         assert result['changed'] is True
-        assert result['reservation']['metadata'] == {'mac': 'b'}
+        assert result['reservation']['metadata'] == {'rack': 'b'}
         assert result['reservation']['address'] == '10.0.0.10'
-        assert svc.reserve('web', 'h1', metadata={'mac': 'b'})['changed'] is False
-        assert svc.reserve('web', 'h1')['reservation']['metadata'] == {'mac': 'b'}
+        assert svc.reserve('web', 'h1', metadata={'rack': 'b'})['changed'] is False
+        assert svc.reserve('web', 'h1')['reservation']['metadata'] == {'rack': 'b'}
 
     @pytest.mark.parametrize('kwargs', [
         dict(owner=''), dict(owner='x' * 256), dict(owner='a\nb'), dict(key=''), dict(owner=5),

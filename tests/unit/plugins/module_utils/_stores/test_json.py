@@ -36,7 +36,7 @@ def path(tmp_path):
 def svc(path):
     svc = Service(open_store(path))
     svc.pool('web', subnets=[{'cidr': '10.0.0.0/24', 'ranges': ['10.0.0.10-10.0.0.20']}])
-    svc.reserve('web', 'h2', metadata={'mac': 'b'})
+    svc.reserve('web', 'h2', metadata={'rack': 'b'})
     svc.reserve('web', 'h1')
     return svc
 
@@ -129,16 +129,16 @@ def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(svc, path)
 
 
 def test_a_replaced_document_of_the_same_size_and_time_is_read_again(svc, path):
-    assert svc.info(owner='h2')['reservations'][0]['metadata'] == {'mac': 'b'}
+    assert svc.info(owner='h2')['reservations'][0]['metadata'] == {'rack': 'b'}
     before = os.stat(path)
     text = open(path).read()
     with open(path + '.new', 'w') as f:
-        f.write(text.replace('"mac": "b"', '"mac": "c"'))
+        f.write(text.replace('"rack": "b"', '"rack": "c"'))
     os.replace(path + '.new', path)
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     after = os.stat(path)
     assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
-    assert svc.info(owner='h2')['reservations'][0]['metadata'] == {'mac': 'c'}
+    assert svc.info(owner='h2')['reservations'][0]['metadata'] == {'rack': 'c'}
 
 
 # -- a write that fails ---------------------------------------------------------------------------------------
