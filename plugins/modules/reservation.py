@@ -45,7 +45,7 @@ options:
     description:
       - Many owners in one task, for example V({{ ansible_play_hosts_all }}) with C(run_once=true).
         Each is reserved (or released, with O(state=absent)) as O(owner) would be, with the same O(key),
-        O(family), O(ttl), O(metadata), O(force) and O(reassign), all in one transaction and in list order:
+        O(family), O(ttl), O(metadata), O(force) and O(reassign), all in one transaction and in list order;
         new owners get the first free addresses in the order of the list. The result is RV(reservations),
         in the same order.
       - An element is an owner (a string), or a dict with C(owner) and its own C(address) and C(metadata),
@@ -208,7 +208,7 @@ RETURN = r"""
 reservations:
   description:
     - With O(owners), the reservation of each owner, in the order of O(owners), each with the fields of
-      RV(reservation) (in check mode, as they would be: new dynamic ones marked C(predicted=true), each with
+      RV(reservation) (in check mode, as they would be, new dynamic ones marked C(predicted=true), each with
       its own address).
   returned: when O(state=present), O(owners) and success
   type: list
