@@ -50,7 +50,7 @@ options:
         in the same order.
       - An element is an owner (a string), or a dict with C(owner) and its own C(address) and C(metadata),
         which replace O(address) and O(metadata) for that owner (each host's MAC, a static address).
-      - An owner listed twice fails with C(error=invalid_argument). O(address) applies to one owner only:
+      - An owner listed twice fails with C(error=invalid_argument). O(address) applies to one owner only;
         with several owners, give each its address in its element.
       - If any owner fails (for example C(error=pool_exhausted)), nothing is reserved for any of them.
       - Mutually exclusive with O(owner) and O(keep_owners).
