@@ -663,8 +663,9 @@ class Service(object):
         with self.store.transaction(write=False):
             results = []
             now = self._stamp()
+            held = self.store.get_reservations(namespace, pool, [owner for owner, _a, _m in requests], key)
             for owner, at, metadata in requests:
-                current = self.store.get_reservation(namespace, pool, owner, key)
+                current = held.get(owner)
                 if current is None or ttl is not None or (metadata is not None and metadata != current.metadata) \
                         or (current.expires_at is not None and current.expires_at <= now) \
                         or (at is not None and at != (current.version, current.address)) \
@@ -681,13 +682,18 @@ class Service(object):
                 self._lock_family(namespace, pool)
             p = self._pool(namespace, pool)
             self._expire(p)
-            return [self._reserve_one(p, owner, key, at, version, metadata, ttl, force, reassign, check)
-                    for owner, at, metadata in requests]
+            held = self.store.get_reservations(namespace, pool, [owner for owner, _a, _m in requests], key)
+            results = []
+            for owner, at, metadata in requests:
+                # a static address of this task may have moved or taken over one read above: read it again
+                current = self.store.get_reservation(namespace, pool, owner, key) if wanted else held.get(owner)
+                results.append(self._reserve_one(p, owner, key, current, at, version, metadata, ttl, force,
+                                                 reassign, check))
+            return results
 
-    def _reserve_one(self, p, owner, key, wanted, version, metadata, ttl, force, reassign, check):
+    def _reserve_one(self, p, owner, key, current, wanted, version, metadata, ttl, force, reassign, check):
         """Inside the locked transaction: ``(changed, before, after)`` of one reservation (SPEC §3.1, §3.2)."""
         namespace, pool = p.namespace, p.name
-        current = self.store.get_reservation(namespace, pool, owner, key)
         before = self.results.reservation(current, p) if current else {}
         now = self._stamp()
         expires_at = self._stamp(ttl) if ttl is not None else None
