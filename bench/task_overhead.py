@@ -159,9 +159,9 @@ def main():
         _common.ROOT = os.path.abspath(args.tree)
         print('collection: %s' % _common.ROOT)
     print('machine: %s; load average before: %.2f' % (machine(), os.getloadavg()[0]))
-    ordered = all([bench(hosts, args.forks, args.rounds, args.store) for hosts in args.hosts])
+    ordered = [bench(hosts, args.forks, args.rounds, args.store) for hosts in args.hosts]    # every size runs
     print('load average after: %.2f' % os.getloadavg()[0])
-    return 0 if ordered else 1
+    return 0 if all(ordered) else 1
 
 
 if __name__ == '__main__':

@@ -154,7 +154,6 @@ CREATE INDEX history_address ON history (address)
 """ + ';\n' + ';\n'.join(INDEXES)
 
 
-
 def _let_go(conn):
     """Drop a connection inherited from the parent process without touching the parent's session.
 

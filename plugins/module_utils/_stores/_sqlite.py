@@ -53,7 +53,6 @@ CREATE INDEX history_address ON history (address);
 """ + ';\n' + ';\n'.join(INDEXES)
 
 
-
 class SqliteStore(SqlStore):
     kind = 'sqlite'
     integrity_errors = (sqlite3.IntegrityError,)
