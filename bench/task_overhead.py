@@ -3,19 +3,24 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What one netpool.ipam.reservation task costs next to one ansible.builtin.set_fact task (SPEC §6).
+"""What one netpool.ipam.reservation task, and the reserve role, cost next to one ansible.builtin.set_fact task (SPEC §6).
 
-The same inventory of 200 hosts (which Ansible could not connect to: nothing connects), forks 10:
-  - empty:        a play with no task (ansible-playbook's own start-up and play set-up)
-  - set_fact:     one ansible.builtin.set_fact task
-  - reserve:      one netpool.ipam.reservation task on a fresh store (200 allocations, 200 commits)
-  - reserve-rerun: the same task again (200 idempotent no-ops, the usual run)
-Each round runs each playbook once; the median over the rounds is reported. Two ratios:
-  whole run  = reserve / set_fact (each run's wall clock)
-  task only  = (reserve - empty) / (set_fact - empty)
-Target: the median whole-run ratio <= 1.5.
+The same inventory of N hosts (200, and 1,000 with --hosts 200 1000; hosts Ansible could not connect to:
+nothing connects), forks 10:
+  - empty:         a play with no task (ansible-playbook's own start-up and play set-up)
+  - set_fact:      one ansible.builtin.set_fact task
+  - reserve:       one netpool.ipam.reservation task per host on a fresh store (N allocations, N commits)
+  - reserve-rerun: the same task again (N idempotent no-ops, the usual run)
+  - role:          roles/reserve on a fresh store (one transaction for the play, in inventory order)
+  - role-rerun:    the role again
+Each round runs each playbook once; the median over the rounds is reported, with two ratios:
+  whole run  = X / set_fact (each run's wall clock)
+  task only  = (X - empty) / (set_fact - empty)
+Targets: reserve's whole-run ratio <= 1.5; the role's <= 1.1 (issue 14). The role's addresses are checked
+to follow the inventory order.
 
-    .venv/bin/python bench/task_overhead.py [--hosts 200] [--forks 10] [--rounds 3]
+    .venv/bin/python bench/task_overhead.py [--hosts 200 [1000]] [--forks 10] [--rounds 3] [--store sqlite|postgresql]
+    .venv/bin/python bench/task_overhead.py --tree /tmp/netpool-main ...    # the same plays on another checkout
 """
 
 import argparse
@@ -26,6 +31,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402  pylint: disable=wrong-import-position
 from _common import environment, machine, timed, tool, unreachable_hosts  # noqa: E402  pylint: disable=wrong-import-position
 
 PLAYS = {
@@ -38,65 +44,124 @@ PLAYS = {
     'reserve': """
     - name: One reservation
       netpool.ipam.reservation:
-        store: bench.sqlite
         pool: bench
         owner: "{{ inventory_hostname }}"
 """,
+    'role': None,
 }
+
+ROLE = """- name: Bench
+  hosts: all
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.reserve
+      vars:
+        ipam_pool: bench
+  post_tasks:
+    - name: Write down the addresses in inventory order
+      ansible.builtin.copy:
+        content: "{{ ansible_play_hosts_all | map('extract', hostvars, 'ipam_address') | to_json }}"
+        dest: role-addresses.json
+        mode: '0600'
+      delegate_to: localhost
+      run_once: true
+"""
 
 
 def playbook(tasks):
+    if tasks is None:
+        return ROLE
     if not tasks:
         return '- name: Bench\n  hosts: all\n  gather_facts: false\n  tasks: []\n'
     return '- name: Bench\n  hosts: all\n  gather_facts: false\n  tasks:\n' + tasks
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--hosts', type=int, default=200)
-    parser.add_argument('--forks', type=int, default=10)
-    parser.add_argument('--rounds', type=int, default=3)
-    args = parser.parse_args()
+def in_order(path):
+    """True if the addresses written by the role's play rise with the inventory order."""
+    import json
+    with open(path) as f:
+        addresses = json.load(f)
+    numbers = [tuple(int(part) for part in a.split('.')) for a in addresses]
+    return len(set(numbers)) == len(numbers) and numbers == sorted(numbers)
 
+
+def fresh_store(kind, work):
+    """A new empty store: a SQLite file in ``work``, or a PostgreSQL schema of its own (and how to drop it)."""
+    for path in os.listdir(work):
+        if path.startswith('bench.sqlite'):
+            os.remove(os.path.join(work, path))
+    if kind == 'sqlite':
+        return 'bench.sqlite', lambda: None
+    from parallel import drop_schema, postgresql_spec
+    spec, schema = postgresql_spec()
+    return spec, lambda: drop_schema(schema)
+
+
+def bench(hosts, forks, rounds, kind):
     work = tempfile.mkdtemp(prefix='netpool-bench-')
     try:
         with open(os.path.join(work, 'inventory.yml'), 'w') as f:
-            f.write(unreachable_hosts(args.hosts))
+            f.write(unreachable_hosts(hosts))
         for name, tasks in PLAYS.items():
             with open(os.path.join(work, name + '.yml'), 'w') as f:
                 f.write(playbook(tasks))
         with open(os.path.join(work, 'pool.yml'), 'w') as f:
             f.write('- name: Pool\n  hosts: all\n  gather_facts: false\n  tasks:\n'
-                    '    - netpool.ipam.pool: {store: bench.sqlite, name: bench, cidr: 10.0.0.0/16}\n'
+                    '    - netpool.ipam.pool: {name: bench, cidr: 10.0.0.0/16}\n'
                     '      run_once: true\n')
-        env = environment(ANSIBLE_FORKS=str(args.forks))
         playbook_cmd = [tool('ansible-playbook'), '-i', 'inventory.yml']
-
-        times = dict((k, []) for k in ('empty', 'set_fact', 'reserve', 'reserve-rerun'))
-        for _round in range(args.rounds):
-            for path in os.listdir(work):
-                if path.startswith('bench.sqlite'):
-                    os.remove(os.path.join(work, path))
-            timed(playbook_cmd + ['pool.yml'], work, env)
-            times['empty'].append(timed(playbook_cmd + ['empty.yml'], work, env))
-            times['set_fact'].append(timed(playbook_cmd + ['set_fact.yml'], work, env))
-            times['reserve'].append(timed(playbook_cmd + ['reserve.yml'], work, env))
-            times['reserve-rerun'].append(timed(playbook_cmd + ['reserve.yml'], work, env))
-
+        names = ('empty', 'set_fact', 'reserve', 'reserve-rerun', 'role', 'role-rerun')
+        times = dict((k, []) for k in names)
+        ordered = True
+        for _round in range(rounds):
+            for first, again in (('reserve', 'reserve-rerun'), ('role', 'role-rerun')):
+                spec, drop = fresh_store(kind, work)
+                try:
+                    env = environment(ANSIBLE_FORKS=str(forks), NETPOOL_IPAM_STORE=spec)
+                    timed(playbook_cmd + ['pool.yml'], work, env)
+                    if first == 'reserve':
+                        times['empty'].append(timed(playbook_cmd + ['empty.yml'], work, env))
+                        times['set_fact'].append(timed(playbook_cmd + ['set_fact.yml'], work, env))
+                    times[first].append(timed(playbook_cmd + [first + '.yml'], work, env))
+                    times[again].append(timed(playbook_cmd + [first + '.yml'], work, env))
+                finally:
+                    drop()
+            ordered = ordered and in_order(os.path.join(work, 'role-addresses.json'))
         median = dict((k, statistics.median(v)) for k, v in times.items())
-        print('machine: %s' % machine())
-        print('hosts %d, forks %d, rounds %d' % (args.hosts, args.forks, args.rounds))
-        for name, values in times.items():
-            print('%-14s median %.2f s   (%s)' % (name, median[name], ', '.join('%.2f' % v for v in values)))
-        for name in ('reserve', 'reserve-rerun'):
-            whole = median[name] / median['set_fact']
+        print('hosts %d, forks %d, rounds %d, store %s' % (hosts, forks, rounds, kind))
+        for name in names:
+            print('%-14s median %.2f s   (%s)' % (name, median[name], ', '.join('%.2f' % v for v in times[name])))
+        ratios = {}
+        for name in names[2:]:
+            ratios[name] = median[name] / median['set_fact']
             task = (median[name] - median['empty']) / (median['set_fact'] - median['empty'])
-            print('%-14s ratio to set_fact: whole run %.2f, task only %.2f' % (name, whole, task))
-        ratio = median['reserve'] / median['set_fact']
-        print('RESULT whole-run ratio %.2f (target <= 1.5): %s' % (ratio, 'PASS' if ratio <= 1.5 else 'FAIL'))
-        return 0 if ratio <= 1.5 else 1
+            print('%-14s ratio to set_fact: whole run %.2f, task only %.2f' % (name, ratios[name], task))
+        print('role addresses in inventory order: %s' % ('yes' if ordered else 'NO'))
+        print('RESULT %d hosts: reserve whole-run ratio %.2f (target <= 1.5), role %.2f (target <= 1.1)'
+              % (hosts, ratios['reserve'], ratios['role']))
+        sys.stdout.flush()
+        return ordered
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--hosts', type=int, nargs='+', default=[200])
+    parser.add_argument('--forks', type=int, default=10)
+    parser.add_argument('--rounds', type=int, default=3)
+    parser.add_argument('--store', choices=('sqlite', 'postgresql'), default='sqlite')
+    parser.add_argument('--tree', help='run the plays against the collection of this checkout (with its '
+                        'collections/ansible_collections/netpool/ipam link), e.g. main in a temporary directory, '
+                        'for a before-figure in the same run')
+    args = parser.parse_args()
+    if args.tree:
+        _common.ROOT = os.path.abspath(args.tree)
+        print('collection: %s' % _common.ROOT)
+    print('machine: %s; load average before: %.2f' % (machine(), os.getloadavg()[0]))
+    ordered = [bench(hosts, args.forks, args.rounds, args.store) for hosts in args.hosts]    # every size runs
+    print('load average after: %.2f' % os.getloadavg()[0])
+    return 0 if all(ordered) else 1
 
 
 if __name__ == '__main__':

@@ -98,11 +98,12 @@ class Spans(FreeSpace):
     def allocate(self, pool, subnet, reservation, rng):
         if pool.strategy == 'random':
             n = self._draw(pool, subnet, rng)
+            span = None
         else:
             span = self.store.free_first(pool.namespace, pool.name, subnet.version, subnet.first, subnet.last)
             n = span[1] if span else None
         if n is not None:
-            self._take(pool, subnet.version, n)
+            self._take(pool, subnet.version, n, span)
         return n
 
     def take(self, pool, version, n):
@@ -158,9 +159,11 @@ class Spans(FreeSpace):
         return [p for p in self.store.list_pools(pool.namespace)
                 if p.name != pool.name and p.subnet_of(version, n) is not None]
 
-    def _take(self, pool, version, n):
-        """Take ``n`` out of the pool's free spans; True if it was free there."""
-        span = self.store.free_at(pool.namespace, pool.name, version, n)
+    def _take(self, pool, version, n, span=None):
+        """Take ``n`` out of the pool's free spans (``span``: the one holding it, when known); True if it was
+        free there."""
+        if span is None:
+            span = self.store.free_at(pool.namespace, pool.name, version, n)
         if span is None:
             return False
         _v, first, last = span

@@ -89,6 +89,7 @@ MODULES = {
         argument_spec=dict(
             pool=dict(type='str'),
             owner=dict(type='str'),
+            owners=dict(type='list', elements='raw'),
             key=dict(type='str', no_log=False),
             address=dict(type='str'),
             family=dict(type='str', choices=['ipv4', 'ipv6']),
@@ -99,9 +100,11 @@ MODULES = {
             keep_owners=dict(type='list', elements='str'),
             state=_STATE,
         ),
-        mutually_exclusive=[('keep_owners', 'owner'), ('keep_owners', 'key')],
-        required_if=[('state', 'present', ('pool', 'owner')),
-                     ('state', 'absent', ('owner', 'keep_owners'), True)],
+        mutually_exclusive=[('owner', 'owners'), ('keep_owners', 'owner'), ('keep_owners', 'owners'),
+                            ('keep_owners', 'key')],
+        required_if=[('state', 'present', ('pool',)),
+                     ('state', 'present', ('owner', 'owners'), True),
+                     ('state', 'absent', ('owner', 'owners', 'keep_owners'), True)],
         required_by={'keep_owners': 'pool'},
     ),
     'info': dict(

@@ -159,11 +159,13 @@ def _range(service, p, check):
 def _reservation(service, p, check):
     if p['state'] == 'absent':
         return service.release(p['namespace'], pool=p.get('pool'), owner=p.get('owner'), key=p.get('key'),
-                               keep_owners=p.get('keep_owners'), check=check)
+                               keep_owners=p.get('keep_owners'), check=check, owners=p.get('owners'))
     if p.get('keep_owners') is not None:
         raise InvalidArgument('keep_owners sweeps with state: absent; it has no meaning with state: present.')
-    return service.reserve(
-        p['pool'], p['owner'], key='default' if p.get('key') is None else p['key'], namespace=p['namespace'],
+    reserve = service.reserve if p.get('owners') is None else service.reserve_owners
+    return reserve(
+        p['pool'], p['owner'] if p.get('owners') is None else p['owners'],
+        key='default' if p.get('key') is None else p['key'], namespace=p['namespace'],
         address=p.get('address'), family=p.get('family'), metadata=p.get('metadata'), ttl=p.get('ttl'),
         force=p['force'], reassign=p['reassign'], check=check)
 
@@ -205,7 +207,9 @@ def _doing(name, p):
     if name == 'reservation' and state == 'absent':
         if p.get('keep_owners') is not None:
             return 'sweeping pool %r' % (p.get('pool'),)
-        return 'releasing the address(es) of owner %r in pool %r' % (p.get('owner'), p.get('pool'))
+        return 'releasing the address(es) of owner %r in pool %r' % (p.get('owner') or p.get('owners'), p.get('pool'))
+    if name == 'reservation' and p.get('owners') is not None:
+        return 'reserving addresses in pool %r for %d owners' % (p.get('pool'), len(p.get('owners') or ()))
     if name == 'reservation':
         return 'reserving an address in pool %r for owner %r' % (p.get('pool'), p.get('owner'))
     return 'reading the store'

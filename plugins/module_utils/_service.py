@@ -589,33 +589,91 @@ class Service(object):
     # -- reservations (SPEC §3.1–§3.3, §3.5, §3.7) --------------------------
     def reserve(self, pool, owner, key='default', namespace='default', address=None, family=None, metadata=None,
                 ttl=None, force=False, reassign=False, check=False):
+        (changed, before, after), = self._reserve(pool, [(owner, address, metadata)], key, namespace, family, ttl,
+                                                  force, reassign, check)
+        return {'changed': changed, 'reservation': after, 'diff': {'before': before, 'after': after}}
+
+    def reserve_owners(self, pool, owners, key='default', namespace='default', address=None, family=None,
+                       metadata=None, ttl=None, force=False, reassign=False, check=False):
+        """``reserve`` for each of ``owners``, in list order, in one transaction (SPEC §4.1 ``owners``).
+
+        An element is an owner, or a dict with ``owner`` and its own ``address`` and/or ``metadata`` (which
+        replace ``metadata`` for it). ``address`` names one address: with several owners it is given per
+        element. The result lists ``reservations`` in the order of ``owners``."""
+        requests = self._owner_requests(owners, address, metadata)
+        results = self._reserve(pool, requests, key, namespace, family, ttl, force, reassign, check)
+        return {'changed': any(changed for changed, _b, _a in results),
+                'reservations': [after for _c, _b, after in results],
+                'diff': {'before': {'reservations': [before for _c, before, _a in results]},
+                         'after': {'reservations': [after for _c, _b, after in results]}}}
+
+    @staticmethod
+    def _owner_requests(owners, address, metadata):
+        """``(owner, address, metadata)`` for each element of ``owners`` (see ``reserve_owners``)."""
+        if not isinstance(owners, (list, tuple)):
+            raise InvalidArgument('owners must be a list of owners, got %r.' % (owners,))
+        if address is not None and len(owners) > 1:
+            raise InvalidArgument('address names the address of one owner: with several owners, give each its '
+                                  'own in its element of owners ({owner: NAME, address: ADDRESS}).')
+        requests, seen = [], set()
+        for i, element in enumerate(owners):
+            if isinstance(element, dict):
+                unknown = sorted(set(element) - set(('owner', 'address', 'metadata')))
+                if unknown:
+                    raise InvalidArgument('owners[%d] has %s: an element of owners takes owner, address and '
+                                          'metadata only.' % (i, ', '.join(repr(k) for k in unknown)))
+                owner = element.get('owner')
+                request = (owner, element.get('address', address), element.get('metadata', metadata))
+            else:
+                owner, request = element, (element, address, metadata)
+            check_name(owner, 'owners[%d] (an owner)' % i)
+            if owner in seen:
+                raise InvalidArgument('owners lists %r twice: each owner holds one address per key and pool; '
+                                      'list it once.' % (owner,))
+            seen.add(owner)
+            requests.append(request)
+        return requests
+
+    def _reserve(self, pool, requests, key, namespace, family, ttl, force, reassign, check):
+        """``(changed, before, after)`` for each ``(owner, address, metadata)`` of ``requests``, reserved in
+        order in one transaction."""
         check_name(namespace, 'namespace')
         check_name(pool, 'pool')
-        check_name(owner, 'owner')
+        for owner, _address_, _metadata_ in requests:
+            check_name(owner, 'owner')
         check_name(key, 'key')
-        metadata = _metadata.reservation(check_metadata(metadata))
         version = _family(family)
         if ttl is not None:
             ttl = parse_duration(ttl, 'ttl')
             if ttl == 0:
                 raise InvalidArgument('ttl must be at least one second; leave it out for a reservation that '
                                       'never expires.')
-        wanted = None
-        if address is not None:
-            wanted = _address(address)
-            if version is not None and wanted[0] != version:
-                raise InvalidArgument('address %s is not of family %s.' % (address, family))
-        if reassign and wanted is None:
-            raise InvalidArgument('reassign needs address: the address to take over.')
+        wanted = {}
+        for owner, address, metadata in requests:
+            if address is not None:
+                wanted[owner] = _address(address)
+                if version is not None and wanted[owner][0] != version:
+                    raise InvalidArgument('address %s is not of family %s.' % (address, family))
+            if reassign and address is None:
+                raise InvalidArgument('reassign needs address: the address to take over.')
+        requests = [(owner, wanted.get(owner), _metadata.reservation(check_metadata(metadata)))
+                    for owner, _a, metadata in requests]
         # A rerun that changes nothing only reads: no write lock, no write.
         with self.store.transaction(write=False):
-            current = self.store.get_reservation(namespace, pool, owner, key)
-            if current is not None and ttl is None and (metadata is None or metadata == current.metadata) \
-                    and (current.expires_at is None or current.expires_at > self._stamp()) \
-                    and (wanted is None or wanted == (current.version, current.address)) \
-                    and (version is None or version == current.version):
+            results = []
+            now = self._stamp()
+            held = self.store.get_reservations(namespace, pool, [owner for owner, _a, _m in requests], key)
+            for owner, at, metadata in requests:
+                current = held.get(owner)
+                if current is None or ttl is not None or (metadata is not None and metadata != current.metadata) \
+                        or (current.expires_at is not None and current.expires_at <= now) \
+                        or (at is not None and at != (current.version, current.address)) \
+                        or (version is not None and version != current.version):
+                    break
                 r = self.results.reservation(current)
-                return {'changed': False, 'reservation': r, 'diff': {'before': r, 'after': r}}
+                results.append((False, r, r))
+            else:
+                return results
         with self.store.transaction(commit=not check):
             if reassign:    # two pools may change: take the namespace, not one pool after the other
                 self.store.lock_namespace(namespace)
@@ -623,40 +681,51 @@ class Service(object):
                 self._lock_family(namespace, pool)
             p = self._pool(namespace, pool)
             self._expire(p)
-            current = self.store.get_reservation(namespace, pool, owner, key)
-            before = self.results.reservation(current, p) if current else {}
-            now = self._stamp()
-            expires_at = self._stamp(ttl) if ttl is not None else None
-            # what a new reservation is, but for its address: complete before free space is asked for one
-            fresh = Reservation(namespace, pool, owner, key, None, None, metadata=metadata, created_at=now,
-                                updated_at=now, expires_at=expires_at)
-            if wanted is None:
-                r, predicted = self._reserve_dynamic(p, current, fresh, version)
-            else:
-                r, predicted = self._reserve_static(p, current, fresh, wanted, force, reassign)
-            if current is not None:
-                if metadata is not None:
-                    r.metadata = metadata
-                if ttl is not None:
-                    r.expires_at = expires_at
-                if r.to_data() == current.to_data():
-                    return {'changed': False, 'reservation': before, 'diff': {'before': before, 'after': before}}
-                r.updated_at = now
-            self.store.save_reservation(r)
-            if current is None:
-                action = 'reserve'
-            elif current.address != r.address or current.version != r.version:
-                action = 'move'
-            elif current.expires_at != r.expires_at:
-                action = 'renew'
-            else:
-                action = 'update'
-            self._history('reservation', action, namespace, pool, old=current.to_data() if current else None,
-                          new=r.to_data(), reservation=r)
-            after = self.results.reservation(r, p)
-            if predicted and check:
-                after['predicted'] = True
-            return {'changed': True, 'reservation': after, 'diff': {'before': before, 'after': after}}
+            held = self.store.get_reservations(namespace, pool, [owner for owner, _a, _m in requests], key)
+            results = []
+            for owner, at, metadata in requests:
+                # a static address of this task may have moved or taken over one read above: read it again
+                current = self.store.get_reservation(namespace, pool, owner, key) if wanted else held.get(owner)
+                results.append(self._reserve_one(p, owner, key, current, at, version, metadata, ttl, force,
+                                                 reassign, check))
+            return results
+
+    def _reserve_one(self, p, owner, key, current, wanted, version, metadata, ttl, force, reassign, check):
+        """Inside the locked transaction: ``(changed, before, after)`` of one reservation (SPEC §3.1, §3.2)."""
+        namespace, pool = p.namespace, p.name
+        before = self.results.reservation(current, p) if current else {}
+        now = self._stamp()
+        expires_at = self._stamp(ttl) if ttl is not None else None
+        # what a new reservation is, but for its address: complete before free space is asked for one
+        fresh = Reservation(namespace, pool, owner, key, None, None, metadata=metadata, created_at=now,
+                            updated_at=now, expires_at=expires_at)
+        if wanted is None:
+            r, predicted = self._reserve_dynamic(p, current, fresh, version)
+        else:
+            r, predicted = self._reserve_static(p, current, fresh, wanted, force, reassign)
+        if current is not None:
+            if metadata is not None:
+                r.metadata = metadata
+            if ttl is not None:
+                r.expires_at = expires_at
+            if r.to_data() == current.to_data():
+                return False, before, before
+            r.updated_at = now
+        self.store.save_reservation(r)
+        if current is None:
+            action = 'reserve'
+        elif current.address != r.address or current.version != r.version:
+            action = 'move'
+        elif current.expires_at != r.expires_at:
+            action = 'renew'
+        else:
+            action = 'update'
+        self._history('reservation', action, namespace, pool, old=current.to_data() if current else None,
+                      new=r.to_data(), reservation=r)
+        after = self.results.reservation(r, p)
+        if predicted and check:
+            after['predicted'] = True
+        return True, before, after
 
     def _reserve_dynamic(self, pool, current, fresh, version):
         """A new reservation (``fresh`` completed with an address) or ``current``."""
@@ -721,23 +790,31 @@ class Service(object):
         r.version, r.address, r.static = version, n, True
         return r, False
 
-    def release(self, namespace='default', pool=None, owner=None, key=None, keep_owners=None, check=False):
+    def release(self, namespace='default', pool=None, owner=None, key=None, keep_owners=None, check=False,
+                owners=None):
+        """Release what ``owner`` holds (one key, one pool, or the namespace), what each of ``owners`` holds
+        (in list order, one transaction), or, with ``keep_owners``, what every other owner of ``pool`` holds."""
         check_name(namespace, 'namespace')
         if pool is not None:
             check_name(pool, 'pool')
         if keep_owners is not None:
-            if owner is not None or key is not None:
-                raise InvalidArgument('keep_owners sweeps a whole pool: give it without owner and key.')
+            if owner is not None or owners is not None or key is not None:
+                raise InvalidArgument('keep_owners sweeps a whole pool: give it without owner, owners and key.')
             if pool is None:
                 raise InvalidArgument('keep_owners needs pool: the pool to sweep.')
             if not isinstance(keep_owners, (list, tuple)) or not all(isinstance(o, str) for o in keep_owners):
                 raise InvalidArgument('keep_owners must be a list of owners (strings), got %r.' % (keep_owners,))
             keep = set(keep_owners)
         else:
-            if owner is None:
+            if owner is not None and owners is not None:
+                raise InvalidArgument('owner and owners are mutually exclusive: give one owner, or a list.')
+            if owner is None and owners is None:
                 raise InvalidArgument('Releasing needs owner (and optionally key and pool), or pool and keep_owners '
                                       'to sweep every other owner.')
-            check_name(owner, 'owner')
+            if owners is not None:
+                owners = [owner for owner, _a, _m in self._owner_requests(owners, None, None)]
+            else:
+                owners = [check_name(owner, 'owner')]
             if key is not None:
                 check_name(key, 'key')
             if key is not None and pool is None:
@@ -751,7 +828,7 @@ class Service(object):
             if keep_owners is not None:
                 targets = [r for r in self.store.find_reservations(namespace, pool) if r.owner not in keep]
             else:
-                targets = self.store.find_reservations(namespace, pool, owner, key)
+                targets = [r for owner in owners for r in self.store.find_reservations(namespace, pool, owner, key)]
             pools, released = {}, []
             for r in targets:
                 if r.pool not in pools:

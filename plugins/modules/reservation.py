@@ -37,8 +37,25 @@ options:
   owner:
     description:
       - Whatever owns the address, usually V({{ inventory_hostname }}).
-      - Required with O(state=present). With O(state=absent), O(owner) or O(keep_owners) is required.
+      - With O(state=present), O(owner) or O(owners) is required. With O(state=absent), O(owner), O(owners) or
+        O(keep_owners) is required.
+      - Mutually exclusive with O(owners).
     type: str
+  owners:
+    description:
+      - Many owners in one task, for example V({{ ansible_play_hosts_all }}) with C(run_once=true).
+        Each is reserved (or released, with O(state=absent)) as O(owner) would be, with the same O(key),
+        O(family), O(ttl), O(metadata), O(force) and O(reassign), all in one transaction and in list order;
+        new owners get the first free addresses in the order of the list. The result is RV(reservations),
+        in the same order.
+      - An element is an owner (a string), or a dict with C(owner) and its own C(address) and C(metadata),
+        which replace O(address) and O(metadata) for that owner (each host's MAC, a static address).
+      - An owner listed twice fails with C(error=invalid_argument). O(address) applies to one owner only;
+        with several owners, give each its address in its element.
+      - If any owner fails (for example C(error=pool_exhausted)), nothing is reserved for any of them.
+      - Mutually exclusive with O(owner) and O(keep_owners).
+    type: list
+    elements: raw
   key:
     description:
       - Which address of the owner in the pool, when an owner holds several (V(eth0), V(eth1), V(vip)...).
@@ -92,7 +109,7 @@ options:
     description:
       - With O(state=absent) and O(pool), release every reservation of the pool whose owner is not in this list,
         for example V({{ groups['all'] }}). Check mode lists what would be released.
-      - Mutually exclusive with O(owner) and O(key).
+      - Mutually exclusive with O(owner), O(owners) and O(key).
     type: list
     elements: str
   state:
@@ -118,6 +135,26 @@ EXAMPLES = r"""
 - name: Use it
   ansible.builtin.debug:
     msg: "{{ inventory_hostname }} is {{ ipam.reservation.cidr }} via {{ ipam.reservation.gateway }}"
+
+- name: The addresses of every host of the play, in inventory order, in one transaction
+  netpool.ipam.reservation:
+    pool: web
+    owners: "{{ ansible_play_hosts_all }}"
+  register: ipam_all
+  run_once: true
+
+- name: Each host's own, from the list (in the order of ansible_play_hosts_all)
+  ansible.builtin.debug:
+    msg: "{{ inventory_hostname }} is {{ ipam_all.reservations[ansible_play_hosts_all.index(inventory_hostname)].cidr }}"
+
+- name: Per-owner metadata and a static address, in one task
+  netpool.ipam.reservation:
+    pool: web
+    owners:
+      - owner: web1
+        metadata: {mac: '52:54:00:00:00:01'}
+      - owner: lb1
+        address: 10.0.0.5
 
 - name: A second, IPv6, address for the storage NIC, with its MAC
   netpool.ipam.reservation:
@@ -171,10 +208,21 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+reservations:
+  description:
+    - With O(owners), the reservation of each owner, in the order of O(owners), each with the fields of
+      RV(reservation) (in check mode, as they would be, new dynamic ones marked C(predicted=true), each with
+      its own address).
+  returned: when O(state=present), O(owners) and success
+  type: list
+  elements: dict
+  sample:
+    - {namespace: default, pool: web, owner: web1, key: default, address: 10.0.0.10, cidr: 10.0.0.10/24}
+    - {namespace: default, pool: web, owner: web2, key: default, address: 10.0.0.11, cidr: 10.0.0.11/24}
 reservation:
   description:
     - The reservation (in check mode, as it would be).
-  returned: when O(state=present) and success
+  returned: when O(state=present), O(owner) and success
   type: dict
   contains:
     namespace:
@@ -272,7 +320,8 @@ released:
       expires_at: null
 diff:
   description:
-    - With O(state=present), the reservation before (C({}) when new) and after.
+    - With O(state=present), the reservation before (C({}) when new) and after; with O(owners),
+      C(before.reservations) and C(after.reservations) list them in the order of O(owners).
     - With O(state=absent), C(before.reservations) lists the released reservations and C(after.reservations) is
       empty.
   returned: in diff mode

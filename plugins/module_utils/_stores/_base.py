@@ -37,7 +37,7 @@ import abc
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreAbsent, StoreUnavailable, StoreVersion
 
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def check_schema_version(version, migrations, store):
@@ -167,6 +167,16 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def get_reservation(self, namespace, pool, owner, key):
         """The ``Reservation`` or None."""
+
+    def get_reservations(self, namespace, pool, owners, key):
+        """``{owner: Reservation}`` for those of ``owners`` that hold ``key`` in ``pool`` (one question for many
+        owners; a store that can ask it at once overrides this)."""
+        found = {}
+        for owner in owners:
+            r = self.get_reservation(namespace, pool, owner, key)
+            if r is not None:
+                found[owner] = r
+        return found
 
     @abc.abstractmethod
     def holder(self, namespace, version, address):

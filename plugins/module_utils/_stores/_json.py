@@ -131,7 +131,7 @@ class _Damaged(Exception):
 class _State(object):
     """The document in memory, with the indexes the store interface needs.
 
-    The document (schema version 2) holds what was declared and reserved, grouped so that changes to two
+    The document (schema version 2 and 3) holds what was declared and reserved, grouped so that changes to two
     pools never touch one line or one insertion point (two git branches that change different pools merge
     cleanly): ``pools`` -> namespace -> pool -> {``pool``, ``released``, ``reservations`` sorted by owner and
     key}; ``history`` -> namespace -> pool -> owner ("" for the pool's own events) -> entries, oldest first.
@@ -304,8 +304,13 @@ def migrate_1(document):
     return {'schema_version': 2, 'pools': pools, 'history': history}
 
 
+def migrate_2(document):
+    """Schema version 2 to 3: the same document (version 3 added indexes to the SQL stores only)."""
+    return dict(document, schema_version=3)
+
+
 #: schema version -> function(document) bringing it to the next version
-MIGRATIONS = {1: migrate_1}
+MIGRATIONS = {1: migrate_1, 2: migrate_2}
 
 
 class JsonStore(SpanStore):

@@ -24,6 +24,24 @@ This is a private module: it may change at any time.
 - Write transactions run at READ COMMITTED: each statement after the lock
   sees everything committed before the lock was had. Reads run at REPEATABLE
   READ READ ONLY, one consistent snapshot.
+- Round trips (issue 14): each transaction goes through psycopg's pipeline
+  mode. BEGIN goes with the first statement, a lock or a write is sent
+  without waiting for its answer (the server takes a lock before the
+  transaction's next statement; a caller that must know it is held reads
+  something), and the writes go with COMMIT; a read transaction's COMMIT is
+  sent without waiting at all. Once a pool is locked, one statement reads
+  the namespace's pools with the earliest lease and resting address of the
+  namespace and the pool's lowest free span (``_sql.SqlStore._pools_of``),
+  which answer "anything due?" and "the first free span" until a write of
+  the transaction changes them; before its lock, a write transaction
+  chooses the lock from the pools as the last transaction read them (the
+  service reads them again once locked). A new reservation is 4 round trips
+  (the read that finds it missing; the lock with the pools; the owner's
+  reservation; the writes with COMMIT), an idempotent rerun 1 (counted on
+  the wire by tests/unit/.../test_postgresql_round_trips.py). An error of a
+  statement sent without waiting is raised by a later one, or by COMMIT:
+  the transaction rolls back as for any error, and a reservation whose
+  address another writer took meanwhile is ``address_in_use``.
 - A lock not had within ``timeout`` seconds gives ``store_busy``
   (``lock_timeout``, set per transaction so a pooler in transaction mode
   keeps it). A server that is down, refuses or rejects the login gives
@@ -50,6 +68,7 @@ import hashlib
 import ipaddress
 import math
 import os
+import re
 import struct
 
 try:
@@ -60,11 +79,15 @@ except ImportError:  # pragma: no cover - exercised by the missing-library test
     psycopg = None
     pg_errors = None
 
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
-    InvalidArgument, StoreBusy, StoreUnavailable, missing_library)
+    AddressInUse, InvalidArgument, StoreBusy, StoreUnavailable, missing_library)
 from ansible_collections.netpool.ipam.plugins.module_utils._secrets import find, hide, redact
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import INDEXES_2, SqlStore
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import INDEXES, MIGRATIONS, SqlStore
 
+
+#: psycopg's pipeline mode (psycopg 3.1 with libpq 14 or newer): several statements per round trip
+_PIPELINE = psycopg is not None and hasattr(psycopg, 'Pipeline') and psycopg.Pipeline.is_supported()
 
 #: Hosts whose traffic never leaves this machine.
 _LOCAL_HOSTS = ('', 'localhost', 'localhost.localdomain')
@@ -128,10 +151,7 @@ CREATE TABLE history (
 CREATE INDEX history_pool ON history (namespace, pool);
 CREATE INDEX history_owner ON history (owner);
 CREATE INDEX history_address ON history (address)
-""" + ';\n' + ';\n'.join(INDEXES_2)
-
-#: schema version -> statements that bring a store of that version to the next
-MIGRATIONS = {1: list(INDEXES_2)}
+""" + ';\n' + ';\n'.join(INDEXES)
 
 
 def _let_go(conn):
@@ -206,6 +226,7 @@ class PostgresqlStore(SqlStore):
         return hide(text, getattr(self, '_secrets', ()))
 
     def _connect(self):
+        self._pipeline = None      # a new connection is not in pipeline mode
         try:
             self._conn = psycopg.connect(self.spec, **self._connect_args)
         except psycopg.Error as e:
@@ -229,38 +250,141 @@ class PostgresqlStore(SqlStore):
                                    "connection's search_path exists. Create the schema, or set search_path in "
                                    'the URL (options=-csearch_path%%3DNAME).' % self.where)
 
+    # -- transactions: one pipeline each ------------------------------
+    # A transaction is sent through psycopg's pipeline mode: BEGIN goes with its first statement, a
+    # statement whose result is not read (a lock, a write) goes with the next one that is read, and the
+    # writes go with COMMIT. A round trip is paid only where the caller waits for an answer. A statement's
+    # error may therefore be raised by a later one (or by COMMIT): ``transaction`` rolls back and
+    # translates it wherever it comes from (a reservation's address taken meanwhile is address_in_use).
+
+    #: ``BEGIN`` and ``SET LOCAL`` of the transaction begun, sent with its first statement (None: sent)
+    _begin_sql = None
+    #: the open psycopg Pipeline, or None
+    _pipeline = None
+    #: whether the transaction's connection was opened for it (a dead one is not opened again)
+    _fresh = False
+    #: whether the transaction begun is a write transaction
+    _write = True
+
     def _begin(self, write, commit):
-        begin = ('BEGIN ISOLATION LEVEL READ COMMITTED' if write
-                 else 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-        begin += "; SET LOCAL lock_timeout = '%dms'" % max(1, int(self.timeout * 1000))
+        self._write = write
+        self._locked = None
+        self._begin_sql = ('BEGIN ISOLATION LEVEL READ COMMITTED' if write
+                           else 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+                           "SET LOCAL lock_timeout = '%dms'" % max(1, int(self.timeout * 1000)))
         if self._conn is not None and self._pid != os.getpid():
             _let_go(self._conn)
             self._conn = None
-        if self._conn is None or self._conn.closed:
+            self._pipeline = None
+        self._fresh = self._conn is None or self._conn.closed
+        if self._fresh:
             self._connect()
-            fresh = True
-        else:
-            fresh = False
+
+    #: the statements sent since BEGIN while no answer was read yet (None once one was): sent again, on a
+    #: new connection, if the connection is found dead at the first answer
+    _replay = None
+
+    def _send(self, statements):
+        """Queue ``statements`` ((sql, params) pairs) in the pipeline (opened if need be); the last one's cursor."""
         try:
-            self._conn.execute(begin)
-            return
-        except psycopg.Error as e:
-            if fresh or not isinstance(e, psycopg.OperationalError) or not (self._conn.closed or self._conn.broken):
-                raise self._translate(e)
-        # the connection died while idle: nothing was done on it yet, so open another once
+            self._open_pipeline()
+            cursor = None
+            for sql, params in statements:
+                cursor = self._conn.execute(sql, params)
+            return cursor
+        except psycopg.OperationalError as e:
+            return self._reopen(e, lambda cursor: cursor)
+
+    def _reopen(self, error, read):
+        """After ``error``: if no answer of the transaction was read yet and its connection, not opened for
+        it, is found dead (idle timeout, restart, fail-over: nothing was done on it yet), open another once,
+        send the transaction again and ``read`` the last statement's cursor; otherwise raise ``error``."""
+        replay, self._replay = self._replay, None
+        if replay is None or self._fresh or not (self._conn.closed or self._conn.broken):
+            raise error
+        self._leave_pipeline(error)
         self._connect()
+        self._fresh = True
+        self._open_pipeline()
+        cursor = None
+        for sql, params in replay:
+            cursor = self._conn.execute(sql, params)
+        return read(cursor)
+
+    def _answer(self, sql, params, read):
+        """``read(cursor)`` of the statement: the first answer of a transaction pays the round trip of BEGIN and of
+        everything queued since (see ``_reopen`` for a connection found dead then)."""
         try:
-            self._conn.execute(begin)
-        except psycopg.Error as e:
-            raise self._translate(e)
+            result = read(self._execute(sql, params))
+        except psycopg.OperationalError as e:
+            result = self._reopen(e, read)
+        self._replay = None
+        return result
+
+    def _rows(self, sql, params=()):
+        return self._answer(sql, params, lambda cursor: cursor.fetchall())
+
+    def _one(self, sql, params=()):
+        return self._answer(sql, params, lambda cursor: cursor.fetchone())
+
+    def _open_pipeline(self):
+        """Put the connection in pipeline mode, as ``Connection.pipeline()`` does, but without its generator: a
+        store dropped without ``close()`` must not wait for the server when the garbage collector finalizes it.
+        Without pipeline support (libpq before 14) each statement is its own round trip."""
+        if self._pipeline is None and _PIPELINE:
+            pipeline = psycopg.Pipeline(self._conn)
+            self._conn._pipeline = pipeline     # pylint: disable=protected-access
+            pipeline.__enter__()
+            self._pipeline = pipeline
+
+    def _leave_pipeline(self, error=None):
+        """Close the pipeline: sync what is queued (raising its error) or, after ``error``, drop it."""
+        pipeline, self._pipeline = self._pipeline, None
+        if pipeline is None:
+            return
+        try:
+            if error is None:
+                pipeline.__exit__(None, None, None)
+            else:
+                try:
+                    pipeline.__exit__(type(error), error, None)
+                except Exception:  # pylint: disable=broad-except
+                    pass  # the connection is broken or the pipeline aborted: the caller raises the first error
+        finally:
+            if pipeline.level == 0 and getattr(self._conn, '_pipeline', None) is pipeline:
+                self._conn._pipeline = None     # pylint: disable=protected-access
 
     def _execute(self, sql, params=()):
         converted = self._converted.get(sql)
         if converted is None:
             converted = self._converted[sql] = sql.replace('%', '%%').replace('?', '%s')
-        return self._conn.execute(converted, tuple(params))
+        statement = (converted, tuple(params))
+        if self._begin_sql is not None:     # the transaction's first statement: BEGIN goes with it
+            self._replay = [(begin, ()) for begin in self._begin_sql] + [statement]
+            self._begin_sql = None
+            return self._send(self._replay)
+        if self._replay is not None:
+            self._replay.append(statement)
+        return self._send([statement])
+
+    def _finish(self, keep):
+        if self._begin_sql is not None:     # nothing was sent: there is no transaction to end
+            self._begin_sql = None
+            return
+        self._replay = None
+        self._conn.execute('COMMIT' if keep else 'ROLLBACK')
+        if self._write or self._pipeline is None:
+            self._leave_pipeline()          # the answer to COMMIT is awaited: the writes are kept, or raise here
+        # else a read ends without waiting: its COMMIT is sent now (psycopg sends what it queues; the server
+        # ends the transaction as it arrives), its answer is read with the next transaction's first one.
+        # Nothing of a read can fail there.
 
     def _rollback(self):
+        self._replay = None
+        if self._begin_sql is not None:
+            self._begin_sql = None
+            return
+        self._leave_pipeline(psycopg.Error('rolled back'))
         if self._conn is None or self._conn.closed:
             return
         try:
@@ -270,6 +394,12 @@ class PostgresqlStore(SqlStore):
 
     def _translate(self, error):
         text = self._scrub(str(error).strip())
+        if isinstance(error, pg_errors.UniqueViolation) and error.diag.table_name == 'reservation':
+            # the last guard (SPEC 5), raised by COMMIT or a later statement of the pipeline
+            match = re.search(r'\(namespace, address\)=\((.*), ([46]:[0-9a-f]+)\)', error.diag.message_detail or '')
+            held = iv.to_str(*iv.from_key(match.group(2))) if match else 'An address'
+            return AddressInUse('%s is already held in namespace %s (another writer took it at the same moment); '
+                                'nothing was changed. Retry.' % (held, match.group(1) if match else '?'))
         if isinstance(error, (pg_errors.LockNotAvailable, pg_errors.QueryCanceled)):
             return StoreBusy('The PostgreSQL store %s: a lock was not had within %s seconds (another controller '
                              'holds it). Retry, or raise timeout.' % (self.where, self.timeout))
@@ -287,22 +417,33 @@ class PostgresqlStore(SqlStore):
         return StoreUnavailable('The PostgreSQL store %s failed: %s' % (self.where, text))
 
     def lock_pool(self, namespace, name):
-        """A shared lock on the namespace, then an exclusive one on the pool: other pools go on in parallel."""
+        """A shared lock on the namespace, then an exclusive one on the pool: other pools go on in parallel.
+        (Not waited for here: the next statement whose answer is read waits for it on the server.)"""
         self._execute('SELECT pg_advisory_xact_lock_shared(?), pg_advisory_xact_lock(?)',
                       (_lock_key(self._schema, 'namespace', namespace),
-                       _lock_key(self._schema, 'pool', namespace, name))).fetchall()
+                       _lock_key(self._schema, 'pool', namespace, name)))
+        self._forget_pools()    # what was read before the lock may have changed meanwhile
+        self._locked = (namespace, name)
 
     def lock_namespace(self, namespace):
         """The namespace lock, exclusive: no pool of the namespace is written meanwhile."""
-        self._execute('SELECT pg_advisory_xact_lock(?)', (_lock_key(self._schema, 'namespace', namespace),)).fetchall()
+        self._execute('SELECT pg_advisory_xact_lock(?)', (_lock_key(self._schema, 'namespace', namespace),))
+        self._forget_pools()
+        self._locked = (namespace, None)
+
+    def _unlocked(self):
+        return self._write and self._locked is None
 
     def close(self):
         if self._conn is not None:
             if self._pid == os.getpid():
+                if self._pipeline is not None:
+                    self._leave_pipeline(psycopg.Error('closing'))
                 self._conn.close()
             else:
                 _let_go(self._conn)
         self._conn = None
+        self._pipeline = None
 
     # -- schema ---------------------------------------------------------
     def _schema_version(self):
@@ -320,7 +461,7 @@ class PostgresqlStore(SqlStore):
 
     def _lock_schema(self):
         """Controllers opening a new store at once: one creates it, the others then see it."""
-        self._execute('SELECT pg_advisory_xact_lock(?)', (_lock_key(self._schema, 'schema'),)).fetchall()
+        self._execute('SELECT pg_advisory_xact_lock(?)', (_lock_key(self._schema, 'schema'),))
 
     def _describe(self):
         return 'PostgreSQL store %s (schema %s)' % (self.where, self._schema)

@@ -30,6 +30,21 @@ INDEXES_2 = (
     'CREATE INDEX released_due ON released (namespace, until)',
 )
 
+#: what schema version 3 added to version 2: "the reservations of this owner" in the order they are listed
+#: (namespace, pool, address), so that a planner never prefers walking the whole namespace in that order;
+#: and "the earliest lease of the namespace" in one look-up (what a reservation asks before it allocates:
+#: is anything due?)
+INDEXES_3 = (
+    'CREATE INDEX reservation_by_owner ON reservation (namespace, owner, pool, address)',
+    'CREATE INDEX reservation_due ON reservation (namespace, expires_at) WHERE expires_at IS NOT NULL',
+)
+
+#: the indexes of a store made at today's version (version 3 replaces reservation_owner)
+INDEXES = tuple(i for i in INDEXES_2 if 'reservation_owner' not in i) + INDEXES_3
+
+#: schema version -> statements that bring a SQL store of that version to the next
+MIGRATIONS = {1: list(INDEXES_2), 2: ['DROP INDEX reservation_owner'] + list(INDEXES_3)}
+
 HISTORY_COLUMNS = ('time', 'namespace', 'pool', 'object', 'action', 'owner', 'key', 'address', 'old', 'new')
 
 
@@ -80,6 +95,7 @@ class SqlStore(SpanStore):
     def transaction(self, write=True, commit=True):
         # a transaction that changes the schema, even to roll it back, is a write transaction to the server
         self._begin(write or self._behind is not None or self._scratch, commit)
+        self._forget_pools()
         try:
             if self._scratch:
                 self._create_schema(temporary=True)
@@ -101,12 +117,16 @@ class SqlStore(SpanStore):
                     self._rollback()
                     raise
             try:
-                self._execute('COMMIT' if keep else 'ROLLBACK')
+                self._finish(keep)
             except self.driver_errors as e:
                 self._rollback()
                 raise self._translate(e)
             if keep:
                 self._behind = None
+
+    def _finish(self, keep):
+        """End the transaction: commit it (``keep``) or roll it back."""
+        self._execute('COMMIT' if keep else 'ROLLBACK')
 
     # -- schema ---------------------------------------------------------
     def _schema_version(self):
@@ -204,24 +224,85 @@ class SqlStore(SpanStore):
             pool = self._parsed[text] = Pool.from_data(json.loads(text))
         return pool
 
+    #: the pools read in this transaction: namespace -> {name: Pool} (every pool of the namespace, read at
+    #: once), and (namespace, name) -> Pool read with a reservation. A transaction reads a pool once: pools
+    #: change only under the namespace lock, so what was read after the transaction's lock (or in a read
+    #: snapshot) stays true until it ends; ``lock_pool``/``lock_namespace`` forget what was read before them,
+    #: and a write of the transaction's own forgets its namespace.
+    _namespace_pools = None
+    _read_pools = None
+    #: the pools of each namespace as last read, by any transaction (see ``_unlocked``)
+    _last_pools = None
+    #: what a store that pays for each round trip (PostgreSQL) reads with the pools once it holds a pool's
+    #: lock (``_locked``: (namespace, pool)): namespace -> (the earliest expires_at, the earliest until of a
+    #: resting address), and (namespace, pool) -> its lowest free span (or None: it has none). They answer
+    #: "anything due?" and "the first free span" without asking again, until a write of the transaction
+    #: changes what they say.
+    _locked = None
+    _due = None
+    _lowest = None
+
+    def _forget_pools(self):
+        self._namespace_pools, self._read_pools, self._due, self._lowest = {}, {}, {}, {}
+
+    def _unlocked(self):
+        """True while a write transaction of a store shared by many writers has taken no lock yet: what it
+        reads then only chooses the lock to take (the service reads it again once locked), so the pools as
+        the last transaction read them serve."""
+        return False
+
+    def _pools_of(self, namespace):
+        pools = self._namespace_pools.get(namespace)
+        if pools is None and self._unlocked() and namespace in (self._last_pools or {}):
+            return self._last_pools[namespace]
+        if pools is None:
+            locked = self._locked if self._locked and self._locked[0] == namespace else None
+            if locked:      # the pools, what is due in the namespace and the locked pool's lowest free span
+                rows = self._rows(
+                    'SELECT data, (SELECT MIN(expires_at) FROM reservation WHERE namespace = ? AND expires_at IS '
+                    'NOT NULL), (SELECT MIN(until) FROM released WHERE namespace = ?), (SELECT first || \' \' || '
+                    'last FROM free_span WHERE namespace = ? AND pool = ? ORDER BY first LIMIT 1) FROM pool '
+                    'WHERE namespace = ? ORDER BY name', (namespace, namespace, namespace, locked[1], namespace))
+                if rows:
+                    self._due[namespace] = (rows[0][1], rows[0][2])
+                    self._lowest[locked] = self._span(rows[0][3].split(' ')) if rows[0][3] else None
+            else:
+                rows = self._rows('SELECT data FROM pool WHERE namespace = ? ORDER BY name', (namespace,))
+            pools = self._namespace_pools[namespace] = dict((p.name, p) for p in (self._pool(r[0]) for r in rows))
+            if self._last_pools is None:
+                self._last_pools = {}
+            self._last_pools[namespace] = pools
+        return pools
+
+    def _nothing_due(self, namespace, index, time):
+        """True if what was read with the pools says nothing of ``namespace`` is due at ``time``."""
+        due = self._due.get(namespace) if namespace is not None and time is not None else None
+        return due is not None and (due[index] is None or due[index] > time)
+
     def get_pool(self, namespace, name):
-        row = self._one('SELECT data FROM pool WHERE namespace = ? AND name = ?', (namespace, name))
-        return self._pool(row[0]) if row else None
+        if namespace not in self._namespace_pools and (namespace, name) in self._read_pools:
+            return self._read_pools[(namespace, name)]
+        return self._pools_of(namespace).get(name)
 
     def list_pools(self, namespace=None):
         if namespace is None:
-            rows = self._rows('SELECT data FROM pool ORDER BY namespace, name')
-        else:
-            rows = self._rows('SELECT data FROM pool WHERE namespace = ? ORDER BY name', (namespace,))
-        return [self._pool(r[0]) for r in rows]
+            return [self._pool(r[0]) for r in self._rows('SELECT data FROM pool ORDER BY namespace, name')]
+        return sorted(self._pools_of(namespace).values(), key=lambda p: p.name)
 
     def save_pool(self, pool):
         self._execute(
             'INSERT INTO pool (namespace, name, parent, data) VALUES (?, ?, ?, ?) '
             'ON CONFLICT (namespace, name) DO UPDATE SET parent = excluded.parent, data = excluded.data',
             (pool.namespace, pool.name, pool.parent, _json(pool.to_data())))
+        self._changed_pools(pool.namespace)
+
+    def _changed_pools(self, namespace):
+        self._namespace_pools.pop(namespace, None)
+        for key in [k for k in self._read_pools if k[0] == namespace]:
+            del self._read_pools[key]
 
     def delete_pool(self, namespace, name):
+        self._changed_pools(namespace)
         for table in ('pool', 'free_span', 'released'):
             self._execute('DELETE FROM %s WHERE namespace = ? AND %s = ?' % (table, 'name' if table == 'pool' else 'pool'),
                           (namespace, name))
@@ -232,9 +313,29 @@ class SqlStore(SpanStore):
         return Reservation.from_data(json.loads(row[0])) if row else None
 
     def get_reservation(self, namespace, pool, owner, key):
-        return self._reservation(self._one(
-            'SELECT data FROM reservation WHERE namespace = ? AND pool = ? AND owner = ? AND key = ?',
-            (namespace, pool, owner, key)))
+        # its pool comes with it, in the same statement (the caller shapes the result with the pool's subnet)
+        row = self._one(
+            'SELECT r.data, p.data FROM reservation r LEFT JOIN pool p ON p.namespace = r.namespace AND p.name = r.pool '
+            'WHERE r.namespace = ? AND r.pool = ? AND r.owner = ? AND r.key = ?', (namespace, pool, owner, key))
+        if row is not None and row[1] is not None:
+            self._read_pools[(namespace, pool)] = self._pool(row[1])
+        return self._reservation(row)
+
+    def get_reservations(self, namespace, pool, owners, key):
+        found = {}
+        owners = list(owners)
+        for i in range(0, len(owners), 500):     # SQLite takes at most 999 parameters
+            chunk = owners[i:i + 500]
+            rows = self._rows(
+                'SELECT r.data, p.data FROM reservation r LEFT JOIN pool p ON p.namespace = r.namespace AND '
+                'p.name = r.pool WHERE r.namespace = ? AND r.pool = ? AND r.key = ? AND r.owner IN (%s)'
+                % ', '.join('?' * len(chunk)), [namespace, pool, key] + chunk)
+            for row in rows:
+                r = self._reservation(row)
+                found[r.owner] = r
+                if row[1] is not None:
+                    self._read_pools[(namespace, pool)] = self._pool(row[1])
+        return found
 
     def holder(self, namespace, version, address):
         return self._reservation(self._one(
@@ -258,17 +359,23 @@ class SqlStore(SpanStore):
 
     def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
                           first=None, last=None, expires_before=None):
+        if self._nothing_due(namespace, 0, expires_before):
+            return []
         where, params = self._reservation_filter(namespace, pool, owner, key, version, first, last, expires_before)
         sql = 'SELECT data FROM reservation' + where + ' ORDER BY namespace, pool, address'
         return [self._reservation(r) for r in self._rows(sql, params)]
 
     def count_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
                            first=None, last=None, expires_before=None):
+        if self._nothing_due(namespace, 0, expires_before):
+            return 0
         where, params = self._reservation_filter(namespace, pool, owner, key, version, first, last, expires_before)
         return self._one('SELECT COUNT(*) FROM reservation' + where, params)[0]
 
     def save_reservation(self, reservation):
         r = reservation
+        if r.expires_at is not None:
+            self._due.pop(r.namespace, None)
         try:
             self._execute(
                 'INSERT INTO reservation (namespace, pool, owner, key, address, expires_at, data) '
@@ -291,6 +398,10 @@ class SqlStore(SpanStore):
         return (version, first, iv.from_key(row[1])[1])
 
     def free_first(self, namespace, pool, version, lo, hi):
+        if (namespace, pool) in self._lowest:
+            span = self._lowest[(namespace, pool)]
+            if span is None or (span[0] == version and lo <= span[1] <= hi):
+                return span     # the lowest of all, so the lowest in [lo, hi]; or there is none at all
         return self._span(self._one(
             'SELECT first, last FROM free_span WHERE namespace = ? AND pool = ? AND first BETWEEN ? AND ? '
             'ORDER BY first LIMIT 1', (namespace, pool, iv.key(version, lo), iv.key(version, hi))))
@@ -309,25 +420,31 @@ class SqlStore(SpanStore):
         return [self._span(r) for r in self._rows(sql + ' ORDER BY first', params)]
 
     def add_free(self, namespace, pool, spans):
+        self._lowest.pop((namespace, pool), None)
         for version, first, last in spans:
             self._execute('INSERT INTO free_span (namespace, pool, first, last) VALUES (?, ?, ?, ?)',
                           (namespace, pool, iv.key(version, first), iv.key(version, last)))
 
     def remove_free(self, namespace, pool, spans):
+        self._lowest.pop((namespace, pool), None)
         for version, first, _last in spans:
             self._execute('DELETE FROM free_span WHERE namespace = ? AND pool = ? AND first = ?',
                           (namespace, pool, iv.key(version, first)))
 
     def clear_free(self, namespace, pool):
+        self._lowest.pop((namespace, pool), None)
         self._execute('DELETE FROM free_span WHERE namespace = ? AND pool = ?', (namespace, pool))
 
     # -- released addresses ---------------------------------------------
     def add_released(self, namespace, pool, version, address, until):
+        self._due.pop(namespace, None)
         self._execute('INSERT INTO released (namespace, pool, address, until) VALUES (?, ?, ?, ?) '
                       'ON CONFLICT (namespace, pool, address) DO UPDATE SET until = excluded.until',
                       (namespace, pool, iv.key(version, address), until))
 
     def released(self, namespace, pool, due=None):
+        if self._nothing_due(namespace, 1, due):
+            return []
         sql, params = 'SELECT address, until FROM released WHERE namespace = ? AND pool = ?', [namespace, pool]
         if due is not None:
             sql += ' AND until <= ?'

@@ -23,7 +23,7 @@ import os
 import sqlite3
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, StoreUnavailable
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import INDEXES_2, SqlStore
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import INDEXES, MIGRATIONS, SqlStore
 
 
 SCHEMA = """
@@ -50,10 +50,7 @@ CREATE TABLE history (
 CREATE INDEX history_pool ON history (namespace, pool);
 CREATE INDEX history_owner ON history (owner);
 CREATE INDEX history_address ON history (address);
-""" + ';\n' + ';\n'.join(INDEXES_2)
-
-#: schema version -> statements that bring a store of that version to the next
-MIGRATIONS = {1: list(INDEXES_2)}
+""" + ';\n' + ';\n'.join(INDEXES)
 
 
 class SqliteStore(SqlStore):

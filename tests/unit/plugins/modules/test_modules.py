@@ -48,6 +48,26 @@ def test_option_errors_fail_with_invalid_argument(store, capsys):
     assert code == 1 and out['error'] == 'invalid_argument'
 
 
+def test_owners_in_one_task(store, capsys):
+    """owners: reservations in list order, one per element (a string or a dict), returned as reservations."""
+    run(pool, {'name': 'web', 'cidr': '10.0.0.0/28', 'store': store}, capsys)
+    args = {'pool': 'web', 'owners': ['b', {'owner': 'a', 'metadata': {'mac': '52:54:00:00:00:0a'}}], 'store': store,
+            '_ansible_diff': True}
+    code, out = run(reservation, args, capsys)
+    assert code == 0 and out['changed'] and 'reservation' not in out
+    assert [(r['owner'], r['address']) for r in out['reservations']] == [('b', '10.0.0.1'), ('a', '10.0.0.2')]
+    assert out['reservations'][1]['metadata'] == {'mac': '52:54:00:00:00:0a'}
+    assert [r['owner'] for r in out['diff']['after']['reservations']] == ['b', 'a']
+    code, out = run(reservation, args, capsys)
+    assert code == 0 and not out['changed']
+    code, out = run(reservation, dict(args, owner='c'), capsys)
+    assert code == 1 and out['error'] == 'invalid_argument' and 'mutually exclusive' in out['msg']
+    code, out = run(reservation, {'pool': 'web', 'store': store}, capsys)
+    assert code == 1 and out['error'] == 'invalid_argument' and 'owner, owners' in out['msg']
+    code, out = run(reservation, {'pool': 'web', 'owners': ['a', 'b'], 'state': 'absent', 'store': store}, capsys)
+    assert code == 0 and [r['owner'] for r in out['released']] == ['a', 'b']
+
+
 def test_token_is_not_echoed(tmp_path, capsys):
     code, out = run(info, {'store': 'netbox+https://127.0.0.1:9', 'store_token': 'tok-SECRET'}, capsys)
     assert code == 1 and out['error'] == 'store_unavailable'

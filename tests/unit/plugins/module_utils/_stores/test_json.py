@@ -13,6 +13,7 @@ import pytest
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
@@ -44,10 +45,11 @@ def svc(path):
 def test_document_is_readable_sorted_and_private(svc, path):
     text = open(path).read()
     document = json.loads(text)
-    assert document['schema_version'] == 2
+    assert document['schema_version'] == SCHEMA_VERSION
     lines = text.splitlines()
-    assert lines[0] == '{' and lines[-1] == '}' and lines[-2] == '  "schema_version": 2'
-    assert [line for line in lines if line.startswith('  "')] == ['  "history": {', '  "pools": {', '  "schema_version": 2']
+    assert lines[0] == '{' and lines[-1] == '}' and lines[-2] == '  "schema_version": %d' % SCHEMA_VERSION
+    assert [line for line in lines if line.startswith('  "')] == [
+        '  "history": {', '  "pools": {', '  "schema_version": %d' % SCHEMA_VERSION]
     web = document['pools']['default']['web']
     assert sorted(web) == ['pool', 'released', 'reservations']
     assert [r['owner'] for r in web['reservations']] == ['h1', 'h2']   # by owner and key
@@ -83,7 +85,7 @@ def test_a_failure_leaves_the_file_byte_for_byte(svc, path):
 
 def test_newer_schema_is_refused_and_untouched(path):
     with open(path, 'w') as f:
-        json.dump({'schema_version': 3, 'pools': {}}, f)
+        json.dump({'schema_version': SCHEMA_VERSION + 1, 'pools': {}}, f)
     before = open(path, 'rb').read()
     with pytest.raises(IpamError) as info:
         Service(open_store(path)).info()
@@ -297,5 +299,5 @@ def test_stored_free_spans_are_never_trusted(path):
     assert svc.info()['pools'][0]['free'] == 10
     assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.11'
     document = json.load(open(path))
-    assert document['schema_version'] == 2 and 'free' not in json.dumps(document)
+    assert document['schema_version'] == SCHEMA_VERSION and 'free' not in json.dumps(document)
     assert svc.verify()['problems'] == []

@@ -11,6 +11,7 @@ NETPOOL_IPAM_TEST_POSTGRESQL=required (see postgresql_server.py).
 import gc
 import multiprocessing
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -20,7 +21,7 @@ import pytest
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
-from ansible_collections.netpool.ipam.plugins.module_utils._stores import _postgresql
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _postgresql, _sql
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
@@ -110,8 +111,50 @@ def test_tables_are_created_once_with_a_schema_version(spec, schema):
                                              (schema[1],))]
         version = conn.execute('SELECT value FROM %s.meta' % schema[1]).fetchall()
     assert tables == ['free_span', 'history', 'meta', 'pool', 'released', 'reservation']
-    assert version == [('2',)]
+    assert version == [(str(_base.SCHEMA_VERSION),)]
     open_store(spec).close()   # a second open finds the schema and leaves it
+
+
+def _indexes_and_version(schema):
+    with server.admin() as conn:
+        indexes = set(r[0] for r in conn.execute('SELECT indexname FROM pg_indexes WHERE schemaname = %s',
+                                                 (schema,)))
+        version = int(conn.execute("SELECT value FROM %s.meta WHERE name = 'schema_version'" % schema).fetchone()[0])
+    return indexes, version
+
+
+def _index_name(statement):
+    return re.search(r'INDEX (\w+)', statement).group(1)
+
+
+@pytest.mark.parametrize('version', range(1, _base.SCHEMA_VERSION))
+def test_an_older_schema_is_migrated_by_the_first_write_that_commits(schema, version):
+    """A store of schema version 1 or 2 (today's tables with the indexes of that version) reads as it is,
+    and the first write that commits brings it to today's version, with today's indexes."""
+    spec, name = schema
+    store, svc = _opened(spec)
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
+    svc.reserve('web', 'h1', ttl='1h')
+    store.close()
+    today, _v = _indexes_and_version(name)
+    with server.admin() as conn:       # back to what version N had: undo the migrations from N on
+        for index in [_index_name(st) for st in _sql.INDEXES]:
+            conn.execute('DROP INDEX %s.%s' % (name, index))
+        for v in range(1, version):
+            for statement in _sql.MIGRATIONS[v]:
+                conn.execute(statement.replace(' INDEX ', ' INDEX IF EXISTS ' if statement.startswith('DROP') else
+                                               ' INDEX ').replace(' ON ', ' ON %s.' % name).replace(
+                                                   'INDEX IF EXISTS ', 'INDEX IF EXISTS %s.' % name))
+        conn.execute("UPDATE %s.meta SET value = '%d' WHERE name = 'schema_version'" % (name, version))
+    older, _v = _indexes_and_version(name)
+    assert older != today
+    store, svc = _opened(spec)
+    assert [r['owner'] for r in svc.info(pool='web')['reservations']] == ['h1']
+    assert svc.reserve('web', 'h1')['changed'] is False
+    assert _indexes_and_version(name) == (older, version)      # reads migrate inside and roll back
+    assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.2'
+    assert _indexes_and_version(name) == (today, _base.SCHEMA_VERSION)
+    store.close()
 
 
 def _open_and_close(spec, queue):
@@ -333,6 +376,7 @@ def test_a_held_pool_lock_gives_store_busy_and_changes_nothing(web, holder, spec
     _store, svc = _opened(spec, timeout=0.3)
     with holder.transaction():
         holder.lock_pool('default', 'web')
+        holder.list_pools('default')    # an answer read: the lock is held now (it is sent, not awaited)
         error = _fails('store_busy', svc.reserve, 'web', 'h2')
         assert 'raise timeout' in error.msg
         _fails('store_busy', svc.release, pool='web', owner='h1')
@@ -349,6 +393,7 @@ def test_a_held_pool_lock_does_not_hold_other_pools(web, holder, spec):
     _store, svc = _opened(spec, timeout=0.2)
     with holder.transaction():
         holder.lock_pool('default', 'web')
+        holder.list_pools('default')    # an answer read: the lock is held now (it is sent, not awaited)
         for i in range(20):
             svc.reserve('db', 'h%d' % i)
         _store2, busy = _opened(spec, timeout=0.2)
@@ -360,12 +405,14 @@ def test_the_namespace_lock_holds_every_pool_of_its_namespace_only(web, holder, 
     _store, svc = _opened(spec, timeout=0.3)
     with holder.transaction():
         holder.lock_namespace('default')
+        holder.list_pools('default')    # an answer read: the lock is held now (it is sent, not awaited)
         _fails('store_busy', svc.reserve, 'db', 'h2')
         _fails('store_busy', svc.pool, 'new', subnets=[{'cidr': '10.9.0.0/24'}])
         svc.pool('other', namespace='lab', subnets=[{'cidr': '10.0.0.0/24'}])
         svc.reserve('other', 'h2', namespace='lab')
     with holder.transaction():
         holder.lock_pool('default', 'web')
+        holder.list_pools('default')    # an answer read: the lock is held now (it is sent, not awaited)
         _fails('store_busy', svc.pool, 'web', subnets=[{'cidr': '10.0.0.0/23'}])
 
 
@@ -378,6 +425,7 @@ def test_a_waiting_writer_goes_on_once_the_lock_is_released(web, holder, spec):
 
     with holder.transaction():
         holder.lock_pool('default', 'web')
+        holder.list_pools('default')    # an answer read: the lock is held now (it is sent, not awaited)
         thread = threading.Thread(target=reserve)
         thread.start()
         _wait_until_blocked(_store)     # the server says the writer waits on the lock: it cannot have reserved
@@ -387,16 +435,22 @@ def test_a_waiting_writer_goes_on_once_the_lock_is_released(web, holder, spec):
     assert done == ['10.0.0.11']
 
 
-def test_the_unique_constraint_is_the_last_guard(web, spec):
-    store, svc = web
-    taken = svc.reserve('db', 'h5')['reservation']
+def _intrude(store, svc, pool, owner):
+    """Save a copy of ``owner``'s reservation for another owner, bypassing the service: address_in_use, from
+    the unique constraint alone (no lock, no free-span check), naming the address."""
+    taken = svc.reserve(pool, owner)['reservation']
     with store.transaction(write=False):
-        r = store.get_reservation('default', 'db', 'h5', 'default').copy()
+        r = store.get_reservation('default', pool, owner, 'default').copy()
     r.owner = 'intruder'
     with pytest.raises(IpamError) as info:
         with store.transaction():
-            store.save_reservation(r)    # no lock, no free-span check: only the constraint stops it
+            store.save_reservation(r)
     assert info.value.code == 'address_in_use' and taken['address'] in info.value.msg
+
+
+def test_the_unique_constraint_is_the_last_guard(web, spec):
+    store, svc = web
+    _intrude(store, svc, 'db', 'h5')
     assert len(svc.info(pool='db')['reservations']) == 1
 
 
@@ -445,3 +499,18 @@ def test_store_missing_psycopg_says_how_to_install(monkeypatch):
     monkeypatch.setattr(_postgresql, 'psycopg', None)
     error = _fails('store_unavailable', open_store, 'postgresql://ipam:%s@db.example/ipam' % SECRET)
     assert "pip install 'psycopg[binary]'" in error.msg and SECRET not in error.msg
+
+
+def test_without_pipeline_mode_every_operation_still_works(spec, monkeypatch):
+    """libpq before 14 has no pipeline mode: each statement is then its own round trip, with the same results."""
+    monkeypatch.setattr(_postgresql, '_PIPELINE', False)
+    store, svc = _opened(spec)
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/29'}], reuse_delay=60)
+    assert [r['address'] for r in svc.reserve_owners('web', ['a', 'b', 'c'])['reservations']] == [
+        '10.0.0.1', '10.0.0.2', '10.0.0.3']
+    assert svc.reserve('web', 'b')['changed'] is False
+    assert [r['owner'] for r in svc.release(pool='web', owner='a')['released']] == ['a']
+    assert svc.reserve('web', 'd')['reservation']['address'] == '10.0.0.4'    # 10.0.0.1 rests
+    _intrude(store, svc, 'web', 'c')
+    assert store._pipeline is None
+    store.close()

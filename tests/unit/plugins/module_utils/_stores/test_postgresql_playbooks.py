@@ -2,18 +2,24 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Two controllers at once on one PostgreSQL store, through ansible-playbook.
+"""Four controllers at once on one PostgreSQL store, through ansible-playbook (issue 14).
 
-Two ``ansible-playbook`` processes, each with its own 40-host inventory and
-``forks: 10``, reserve from one pool at the same time: 80 distinct addresses,
-each host's own, no failure. Needs ``ansible-playbook`` beside this Python
-(``make venv``) and the PostgreSQL server (see postgresql_server.py).
+Four ``ansible-playbook`` processes, each with its own 100-host inventory and
+``forks: 20``, reserve from one pool at the same time: 400 distinct addresses,
+each host's own, no failure. Once host by host (``netpool.ipam.reservation``
+with ``owner``: 80 writers at once), once with ``roles/reserve`` (one
+transaction per controller, in inventory order). Needs ``ansible-playbook``
+beside this Python (``make venv``) and the PostgreSQL server (see
+postgresql_server.py).
 """
 
 import json
 import os
 import subprocess
 import sys
+
+import pytest
+from netaddr import IPAddress
 
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
@@ -22,6 +28,10 @@ from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores im
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 5)))
+
+CONTROLLERS = 'abcd'
+HOSTS = 100
+FORKS = 20
 
 PLAYBOOK = """
 - name: Reserve an address for every host
@@ -36,22 +46,34 @@ PLAYBOOK = """
       delegate_to: localhost
       run_once: true
 
-    - name: Wait for the other controller, so that both reserve at the same time
+    - name: Wait for the other controllers, so that all reserve at the same time
       ansible.builtin.wait_for:
-        path: "{{ out_dir }}/../ready-{{ other }}"
-        timeout: 120
+        path: "{{ out_dir }}/../ready-{{ item }}"
+        timeout: 300
+      loop: "{{ others }}"
       delegate_to: localhost
       run_once: true
 
-    - name: Reserve
+    - name: Reserve, host by host
       netpool.ipam.reservation:
         pool: shared
         owner: "{{ inventory_hostname }}"
       register: ipam
+      when: mode == 'module'
+
+    - name: Reserve, with the role (one transaction for the play)
+      ansible.builtin.include_role:
+        name: netpool.ipam.reserve
+      vars:
+        ipam_pool: shared
+      when: mode == 'role'
 
     - name: Write down what each host got
       ansible.builtin.copy:
-        content: "{{ dict(ansible_play_hosts | zip(ansible_play_hosts | map('extract', hostvars, ['ipam', 'reservation', 'address']))) | to_json }}"
+        content: >-
+          {{ dict(ansible_play_hosts | zip(ansible_play_hosts | map('extract', hostvars, ['ipam', 'reservation', 'address'])
+                                           if mode == 'module' else
+                                           ansible_play_hosts | map('extract', hostvars, 'ipam_address'))) | to_json }}
         dest: "{{ out_dir }}/{{ side }}.json"
         mode: "0600"
       delegate_to: localhost
@@ -59,40 +81,46 @@ PLAYBOOK = """
 """
 
 
-def test_two_controllers_forty_hosts_each_get_eighty_distinct_addresses(tmp_path):
+@pytest.mark.parametrize('mode', ['module', 'role'])
+def test_four_controllers_a_hundred_hosts_each_get_four_hundred_distinct_addresses(tmp_path, mode):
     playbook = ansible_bin('ansible-playbook')
     with server.fresh_schema('pb') as (spec, _schema):
         store = open_store(spec)
-        Service(store).pool('shared', subnets=[{'cidr': '10.20.0.0/24'}])
+        Service(store).pool('shared', subnets=[{'cidr': '10.20.0.0/23'}])
         store.close()
         (tmp_path / 'play.yml').write_text(PLAYBOOK)
         out = tmp_path / 'out'
         out.mkdir()
         env = dict(os.environ, NETPOOL_IPAM_STORE=spec, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'),
-                   ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, 'collections'), ANSIBLE_FORKS='10',
+                   ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, 'collections'), ANSIBLE_FORKS=str(FORKS),
                    ANSIBLE_PYTHON_INTERPRETER=sys.executable)
         procs = []
-        for side in ('a', 'b'):
+        for side in CONTROLLERS:
             inventory = tmp_path / ('%s.ini' % side)
-            inventory.write_text('[all]\n' + ''.join('%s-%02d ansible_connection=local\n' % (side, i)
-                                                     for i in range(40)))
+            inventory.write_text('[all]\n' + ''.join('%s-%03d ansible_connection=local\n' % (side, i)
+                                                     for i in range(HOSTS)))
+            others = json.dumps([c for c in CONTROLLERS if c != side])
             procs.append(subprocess.Popen(
-                [playbook, '-i', str(inventory), '-f', '10', '-e', 'out_dir=%s' % out,
-                 '-e', 'side=%s other=%s' % (side, 'b' if side == 'a' else 'a'), str(tmp_path / 'play.yml')],
+                [playbook, '-i', str(inventory), '-f', str(FORKS), '-e', 'out_dir=%s' % out,
+                 '-e', '{"side": "%s", "others": %s, "mode": "%s"}' % (side, others, mode), str(tmp_path / 'play.yml')],
                 cwd=str(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
-        outputs = [p.communicate(timeout=600)[0] for p in procs]
+        outputs = [p.communicate(timeout=1200)[0] for p in procs]
         for proc, output in zip(procs, outputs):
             assert proc.returncode == 0, output
-            assert output.count('unreachable=0    failed=0') == 40, output
-            assert output.count('changed: [') == 40 + 2, output   # the reservations, and the two files
+            assert output.count('unreachable=0    failed=0') == HOSTS, output
 
-        got = {}
-        for side in ('a', 'b'):
-            got.update(json.loads((out / ('%s.json' % side)).read_text()))
-        assert len(got) == 80
-        assert len(set(got.values())) == 80
+        got, per_side = {}, {}
+        for side in CONTROLLERS:
+            per_side[side] = json.loads((out / ('%s.json' % side)).read_text())
+            got.update(per_side[side])
+        assert len(got) == len(CONTROLLERS) * HOSTS
+        assert len(set(got.values())) == len(CONTROLLERS) * HOSTS
         store = open_store(spec)
         held = Service(store).info(pool='shared')['reservations']
         store.close()
         assert dict((r['owner'], r['address']) for r in held) == got
-        assert json.dumps(sorted(got)) == json.dumps(sorted('%s-%02d' % (s, i) for s in 'ab' for i in range(40)))
+        assert sorted(got) == sorted('%s-%03d' % (s, i) for s in CONTROLLERS for i in range(HOSTS))
+        if mode == 'role':      # one transaction per controller: its hosts hold consecutive addresses, in order
+            for side, addresses in per_side.items():
+                numbers = [int(IPAddress(addresses['%s-%03d' % (side, i)])) for i in range(HOSTS)]
+                assert numbers == list(range(numbers[0], numbers[0] + HOSTS)), side

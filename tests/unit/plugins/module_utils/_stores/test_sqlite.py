@@ -2,6 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
+import re
 import sqlite3
 
 import pytest
@@ -80,4 +81,34 @@ def test_a_held_write_lock_gives_store_busy(tmp_path):
     other.execute('ROLLBACK')
     other.close()
     assert export_state(store)['pools'] == []
+    store.close()
+
+
+def test_the_hot_paths_look_rows_up_through_indexes(tmp_path):
+    """Releasing every address of an owner without a pool, a sweep, and what a reservation asks before it
+    allocates (leases and reuse delays that are due) search an index: none reads every row of the namespace
+    (schema versions 2 and 3). Every statement the service sends is planned by SQLite itself."""
+    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+    store = open_store(str(tmp_path / 'ipam.sqlite'))
+    svc = Service(store)
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}], reuse_delay=60)
+    svc.pool('db', subnets=[{'cidr': '10.1.0.0/24'}])
+    for i in range(20):
+        svc.reserve('web', 'h%d' % i, ttl='1h' if i % 2 else None)
+        svc.reserve('db', 'h%d' % i)
+    statements = []
+    store._conn.set_trace_callback(statements.append)
+    svc.release(owner='h1')                                 # by owner, in every pool of the namespace
+    svc.release(pool='web', keep_owners=['h2', 'h3'])       # a sweep
+    svc.reserve('web', 'new')                               # leases and reuse delays first
+    store._conn.set_trace_callback(None)
+    reads = [s for s in statements if s.lstrip().upper().startswith('SELECT')
+             and (' reservation' in s or ' released' in s)]
+    assert len(reads) >= 5
+    for sql in reads:
+        plan = [row[3] for row in store._conn.execute('EXPLAIN QUERY PLAN ' + sql)]
+        # every step on these tables searches by more than the namespace
+        wide = [step for step in plan if re.search(r'\b(reservation|released|r)\b', step)
+                and (not step.startswith('SEARCH') or step.endswith('(namespace=?)'))]
+        assert wide == [], (sql, plan)
     store.close()

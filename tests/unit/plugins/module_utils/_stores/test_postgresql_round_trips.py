@@ -1,0 +1,67 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""How many round trips a reservation costs on PostgreSQL (issue 14), counted on the wire.
+
+The store talks to the server through a relay on loopback that counts round trips: each time the server
+answers after the client sent something. Counts, not times: the figures of docs/performance.md come from
+``bench/round_trips.py``, which runs the same counter.
+"""
+
+import pytest
+
+from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.wire import RoundTrips
+
+
+@pytest.fixture
+def counted():
+    """``(service, counter)`` on a fresh schema, every byte through the counting relay."""
+    with server.fresh_schema('rt') as (spec, _schema):
+        with RoundTrips(spec) as counter:
+            store = open_store(counter.spec)
+            try:
+                yield Service(store), counter
+            finally:
+                store.close()
+
+
+def test_a_new_reservation_and_a_rerun(counted):
+    svc, counter = counted
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/16'}])
+    svc.reserve('web', 'first')
+    with counter.counting() as new:
+        assert svc.reserve('web', 'h1')['changed'] is True
+    with counter.counting() as rerun:
+        assert svc.reserve('web', 'h1')['changed'] is False
+    # before issue 14: 19 and 4 (statement by statement, the read of the rerun in its own transaction)
+    assert new.round_trips <= 4, new.round_trips
+    assert rerun.round_trips == 1, rerun.round_trips
+
+
+def test_owners_pay_for_the_transaction_once(counted):
+    svc, counter = counted
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/16'}])
+    with counter.counting() as one:
+        svc.reserve_owners('web', ['a'])
+    with counter.counting() as ten:
+        svc.reserve_owners('web', ['b%d' % i for i in range(10)])
+    with counter.counting() as rerun:
+        assert svc.reserve_owners('web', ['b%d' % i for i in range(10)])['changed'] is False
+    per_owner = (ten.round_trips - one.round_trips) / 9.0
+    assert per_owner <= 1, (one.round_trips, ten.round_trips)     # the first free span of each
+    assert rerun.round_trips == 1, rerun.round_trips
+
+
+def test_the_counter_counts(counted):
+    """The relay sees one round trip per answered query when nothing is pipelined (the counter can fail)."""
+    svc, counter = counted
+    store = svc.store
+    with counter.counting() as plain:
+        for _i in range(3):
+            store._conn.execute('SELECT 1').fetchone()
+    assert plain.round_trips == 3
