@@ -110,6 +110,7 @@ class _Transaction(object):
         self.unnamed = []           # writes waiting for the history entry that names them (their message)
         self.created = []           # API URLs of what this transaction created: deleted again if it fails
         self.freed = set()          # (version, address) of IP addresses the writes delete
+        self.predicted = set()      # (version, address) check mode said it would hand out
         self.rebuilt = {}           # (namespace, pool) -> (pool, the IP ranges it should have): made last
         # reads kept for the transaction (NetBox holds no lock: re-reading would not make them any truer)
         self.listed = {}            # namespace -> {name: Pool} of its prefixes
@@ -742,15 +743,19 @@ class NetboxFreeSpace(FreeSpace):
             raise Unsupported("The NetBox store cannot hand out addresses at random (strategy 'random').")
         tx = store._tx
         for version, first, last, ident, _length in self._ranges(pool, subnet):
-            if not tx.commit:      # check mode: ask, send nothing
-                found = store._get('/ipam/ip-ranges/%d/available-ips/' % ident, {'limit': 1})
-                freed = [n for v, n in tx.freed if v == version and first <= n <= last]
-                if found or freed:
-                    return min(freed + [_host(a['address'])[1] for a in found])
+            if not tx.commit:      # check mode: ask, send nothing; what this task predicted already is taken
+                taken = set(n for v, n in tx.predicted if v == version and first <= n <= last)
+                found = store._get('/ipam/ip-ranges/%d/available-ips/' % ident, {'limit': 1 + len(taken)})
+                free = [n for v, n in tx.freed if v == version and first <= n <= last]
+                free = sorted(set(free + [_host(a['address'])[1] for a in found]) - taken)
+                if free:
+                    tx.predicted.add((version, free[0]))
+                    return free[0]
                 continue
-            # NetBox hands out what it holds free: first send what this transaction freed (leases that ran out,
-            # rests that are over: time decided those, not this task, so they stay done if the task fails)
-            store._send(tx)
+            if tx.freed:
+                # NetBox hands out what it holds free: first send what this transaction freed (leases that ran out,
+                # rests that are over: time decided those, not the task, so they stay done if the task fails)
+                store._send(tx)
             r = reservation.copy()
             r.version = version
             body = store._claim_body(r, _message({'object': 'reservation', 'action': 'reserve', 'namespace': r.namespace,
