@@ -66,6 +66,13 @@ FIELDS = {
     'netpool': ('json', ['ipam.prefix', 'ipam.ipaddress'], {'filter_logic': 'disabled'}),
 }
 PAGE = 1000
+#: a reservation by its claim and its pool's prefixes, in one GraphQL request
+_READ_WITH_POOL = ' '.join('''
+query ($claim: String!, $pool: String!) {
+  a: ip_address_list(filters: {custom_field_data: {path: "netpool_claim", lookup: {string_lookup: {exact: $claim}}}}) {
+    id address status custom_field_data vrf { id name } }
+  p: prefix_list(filters: {custom_field_data: {path: "netpool_pool", lookup: {string_lookup: {exact: $pool}}}}) {
+    id prefix custom_field_data vrf { id name } tags { slug } } }'''.split())
 #: the token of a history entry in a changelog message
 _TOKEN = re.compile(r'^[0-9a-f]{12}$')
 #: the most addresses a NetBox IP range holds
@@ -140,6 +147,7 @@ class NetboxStore(Store):
         if path.endswith('/api'):
             path = path[:-4]
         self.base = urlunsplit((scheme, parts.netloc, path + '/api', '', ''))
+        self._graphql = urlunsplit((scheme, parts.netloc, path + '/graphql/', '', ''))     # None: not to be used
         self.url = urlunsplit((parts.scheme, parts.netloc, path, '', ''))
         self.timeout = timeout
         self.create = create
@@ -498,8 +506,41 @@ class NetboxStore(Store):
         ident = (namespace, pool, owner, key)
         if self._tx is not None and ident in self._tx.reservations:
             return self._tx.reservations[ident]
+        tx = self._tx
+        if tx is not None and not tx.write and self._graphql and claim(*ident) not in tx.claims \
+                and (namespace, pool) not in tx.pools:
+            self._read_with_pool(ident)
         found = self._by_claim(namespace, pool, owner, key)
         return self._reservation(namespace, found[0]) if found else None
+
+    def _read_with_pool(self, ident):
+        """Read a reservation and its pool in one request (NetBox's GraphQL API, a GET): a rerun that changes
+        nothing then costs one request. Where GraphQL is off, the REST API reads them in two."""
+        namespace, pool = ident[:2]
+        wanted = claim(*ident)
+        try:
+            data = self._get(self._graphql, {'query': _READ_WITH_POOL, 'variables': json.dumps(
+                {'claim': wanted, 'pool': pool})})
+        except StoreUnavailable:
+            data = None     # GraphQL turned off, or not allowed: the REST API says what is wrong, if anything
+        if not isinstance(data, dict) or data.get('errors') or not isinstance(data.get('data'), dict):
+            self._graphql = None
+            return
+        global_table = namespace == 'default'
+
+        def here(obj):
+            vrf = obj.get('vrf')
+            return vrf is None if global_table else vrf is not None and vrf.get('name') == namespace
+
+        held = [dict(o, id=int(o['id']), status={'value': o['status']}, custom_fields=o.get('custom_field_data') or {})
+                for o in data['data']['a'] or []]
+        self._tx.claims[wanted] = sorted((o for o in held if o['custom_fields'].get('netpool_claim') == wanted),
+                                         key=lambda o: o['id'])
+        prefixes = [dict(p, id=int(p['id']), custom_fields=p.get('custom_field_data') or {})
+                    for p in data['data']['p'] or [] if here(p) and TAG in [t['slug'] for t in p.get('tags') or []]]
+        prefixes = [p for p in prefixes if p['custom_fields'].get('netpool_pool') == pool
+                    and isinstance(p['custom_fields'].get('netpool'), dict)]
+        self._tx.pools[(namespace, pool)] = self._pools_of(namespace, prefixes).get(pool)
 
     def holder(self, namespace, version, address):
         for r in self._overlay(namespace, version=version, first=address, last=address, fetched=self._fetch(

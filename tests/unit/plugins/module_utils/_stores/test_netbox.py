@@ -191,3 +191,31 @@ def test_a_prefix_deleted_in_netbox(svc):
     again = svc.reserve('gone', 'h1')
     assert (again['changed'], again['reservation']['address']) == (False, held)
     assert svc.reserve('gone', 'h2')['reservation']['address'] != held
+
+
+def test_what_a_task_sends(spec, monkeypatch):
+    """Requests per task, counted as a module's store sends them: a rerun that changes nothing is one GET
+    (GraphQL: the reservation and its pool), a new reservation six GETs and the allocation's POST. Where GraphQL
+    cannot be used the REST API answers the same, in one more GET."""
+    sent = []
+    real = requests.Session.request
+    monkeypatch.setattr(requests.Session, 'request', lambda self, method, url, *a, **k: (
+        sent.append((method, url.split('?')[0])) or real(self, method, url, *a, **k)))
+
+    def task(work, graphql=True):
+        store = open_store(spec, token=netbox.token())
+        if not graphql:
+            store._graphql = netbox.server()['url'] + '/no-graphql-here/'
+        del sent[:]
+        result = work(Service(store))
+        store.close()
+        return result, [method for method, _url in sent]
+
+    task(lambda s: s.pool('web', subnets=[{'cidr': '10.8.0.0/24'}]))
+    task(lambda s: s.reserve('web', 'warm'))
+    new, methods = task(lambda s: s.reserve('web', 'h1'))
+    assert new['changed'] and sorted(methods) == ['GET'] * 6 + ['POST']
+    rerun, methods = task(lambda s: s.reserve('web', 'h1'))
+    assert methods == ['GET'] and not rerun['changed'] and rerun['reservation'] == new['reservation']
+    rest, methods = task(lambda s: s.reserve('web', 'h1'), graphql=False)
+    assert methods == ['GET'] * 3 and rest['reservation'] == new['reservation']
