@@ -9,8 +9,9 @@ Each operation is one call of the collection's service (``_service.Service``: ``
 one set of rules and one state. What is Terraform's own:
 
 - inputs stay in the state as the configuration wrote them; a read compares them with the store by the
-  service's own rules (a pool through the service in check mode) and writes the store's values into the
-  state only where they differ: that difference is the drift the next plan shows and corrects;
+  service's own rules (a pool through the service in check mode, metadata normalised as the store keeps
+  it: ``mac = "52-54-00-AA-BB-CC"`` is the stored ``52:54:00:aa:bb:cc``) and writes the store's values into
+  the state only where they differ: that difference is the drift the next plan shows and corrects;
 - an attribute not given (``metadata``, ``strategy``, ...) is left as the store has it, as the modules do;
 - a reservation gone from the store (released by Ansible) reads as gone: the next plan creates it again.
 """
@@ -18,10 +19,10 @@ one set of rules and one state. What is Terraform's own:
 from tf import iface
 from tf.types import Bool, List, Map, Number, String, Unknown
 
-from netpool_terraform.provider import Base, Object, add_bug, known, strings
+from netpool_terraform.provider import Base, Object, add_bug, known, strings, unknown
 
 # pylint: disable=wrong-import-order
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _runner
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _metadata, _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError, InvalidArgument, PoolNotFound
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
 from ansible_collections.netpool.ipam.plugins.module_utils._service import (
@@ -38,6 +39,22 @@ def _one_of(choices, what):
 def _names(*names):
     """CHECKS for attributes that name something (namespace, pool, owner, key): the service's rule."""
     return dict((name, lambda value, name=name: check_name(value, name)) for name in names)
+
+
+def _metadata_check(normalise):
+    """CHECKS for ``metadata``: the values known at plan time, by the store's own rule (``_metadata``): a MAC
+    netaddr cannot read fails the plan with invalid_argument, not the apply."""
+    return lambda value: normalise(dict((k, v) for k, v in value.items() if not unknown(v)))
+
+
+def same_metadata(given, stored, normalise):
+    """True when metadata ``given`` (the configuration's) is what the store holds once ``normalise``
+    (``_metadata.reservation`` or ``_metadata.pool``) has kept it as the store keeps it. The state then keeps
+    ``given``: Terraform wants back after apply what it planned from the configuration."""
+    try:
+        return strings(normalise(given)) == strings(stored)
+    except IpamError:
+        return False
 
 
 class NotReserved(IpamError):
@@ -123,7 +140,7 @@ class Reservation(Base, iface.Resource):
     ] + list(_SUBNET_FACTS.items()))
 
     CHECKS = dict(_names('namespace', 'pool', 'owner', 'key'), family=_one_of(FAMILIES, 'family'),
-                  ttl=lambda value: parse_duration(value, 'ttl'))
+                  ttl=lambda value: parse_duration(value, 'ttl'), metadata=_metadata_check(_metadata.reservation))
 
     #: computed attributes that a move (a new ``address``) changes
     MOVED = ('static',) + tuple(k for k in _SUBNET_FACTS if k not in ('static', 'created_at', 'expires_at'))
@@ -142,7 +159,8 @@ class Reservation(Base, iface.Resource):
         state.update(id=reservation_id(r), namespace=r['namespace'], key=r['key'])
         if known(planned.get('address')) is None or not same_address(planned['address'], r['address']):
             state['address'] = r['address']
-        if known(planned.get('metadata')) is None or planned['metadata'] != strings(r['metadata']):
+        if known(planned.get('metadata')) is None or not same_metadata(planned['metadata'], r['metadata'],
+                                                                       _metadata.reservation):
             state['metadata'] = strings(r['metadata'])
         return state
 
@@ -250,7 +268,7 @@ class Pool(Base, iface.Resource):
     ])
 
     CHECKS = dict(_names('namespace', 'name', 'parent'), strategy=_one_of(STRATEGIES, 'strategy'),
-                  reuse_delay=lambda value: parse_duration(value, 'reuse_delay'))
+                  reuse_delay=lambda value: parse_duration(value, 'reuse_delay'), metadata=_metadata_check(_metadata.pool))
 
     def _namespace(self, state):
         return known(state.get('namespace')) or self.provider.namespace
@@ -291,8 +309,9 @@ class Pool(Base, iface.Resource):
             except PoolNotFound:
                 return None
             state = dict(self.blank(), **current)
-            drift = dict(parent=pool['parent'], strategy=pool['strategy'], description=pool['description'],
-                         metadata=strings(pool['metadata']))
+            drift = dict(parent=pool['parent'], strategy=pool['strategy'], description=pool['description'])
+            if state.get('metadata') is None or not same_metadata(state['metadata'], pool['metadata'], _metadata.pool):
+                drift['metadata'] = strings(pool['metadata'])
             for name, value in drift.items():
                 if state.get(name) != value:
                     state[name] = value

@@ -245,6 +245,61 @@ resource "netpool_reservation" "vm" {
     assert "ttl must be a number of seconds or a duration like '30m', '12h' or '7d', got 'soon'." in text
 
 
+def tagged(mac):
+    """Pool web with a domain, and vm1's reservation with ``mac``, a hostname and a role, as a user may write them."""
+    return POOL.replace('  name    = "web"\n', '  name    = "web"\n  metadata = { domain = "Example.COM." }\n') + '''
+resource "netpool_reservation" "vm" {
+  pool     = netpool_pool.web.name
+  owner    = "vm1"
+  metadata = { mac = "%s", hostname = "VM1.Example.COM.", role = "Web" }
+}
+''' % mac
+
+
+def test_metadata_kept_as_written_stored_normalised(tmp_path, cli_config, sqlite_store):
+    """mac, hostname and a pool's domain as the configuration writes them: the store keeps them normalised
+    (issue 15), the state as written, so apply is consistent and a second plan has nothing to do; a MAC that
+    is none fails the plan with invalid_argument, before anything is written."""
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
+    w.write(tagged('52-54-00-AA-BB-CC'))
+    w.apply()
+    with service(sqlite_store) as s:
+        assert s.get('web', 'vm1')['metadata'] == {'mac': '52:54:00:aa:bb:cc', 'hostname': 'vm1.example.com',
+                                                   'role': 'Web'}
+        assert s.info('default', pool='web')['pools'][0]['metadata'] == {'domain': 'example.com'}
+    state = w.state()
+    assert state['netpool_reservation.vm']['metadata']['mac'] == '52-54-00-AA-BB-CC'
+    assert state['netpool_pool.web']['metadata'] == {'domain': 'Example.COM.'}
+    assert w.plan() == (0, {})
+
+    # changed outside Terraform: drift, planned back
+    with service(sqlite_store) as s:
+        assert s.reserve('web', 'vm1', metadata={'mac': '52:54:00:aa:bb:dd'})['changed']
+    assert w.plan() == (2, {'netpool_reservation.vm': ['update']})
+    w.apply()
+    with service(sqlite_store) as s:
+        stored = s.get('web', 'vm1')
+    assert stored['metadata']['mac'] == '52:54:00:aa:bb:cc'
+    assert w.plan() == (0, {})
+
+    # the same MAC spelled otherwise: one update in place, which changes nothing in the store
+    w.write(tagged('5254.00aa.bbcc'))
+    assert w.plan() == (2, {'netpool_reservation.vm': ['update']})
+    w.apply()
+    with service(sqlite_store) as s:
+        assert s.get('web', 'vm1') == stored
+    assert w.plan() == (0, {})
+
+    w.write(tagged('52-54-00-AA-BB'))
+    out = w.run('plan', codes=(1,))
+    text = ' '.join(out.stderr.split())
+    assert 'Invalid metadata of netpool_reservation (error invalid_argument)' in text
+    assert "metadata mac '52-54-00-AA-BB' is not a MAC address" in text
+    assert 'Traceback' not in out.stderr + out.stdout
+    with service(sqlite_store) as s:
+        assert s.get('web', 'vm1') == stored
+
+
 def test_read_only_home(tmp_path, cli_config, sqlite_store):
     """The framework caches its certificate under ~/.cache: a HOME that cannot be written (here one that
     cannot even exist) still works."""
