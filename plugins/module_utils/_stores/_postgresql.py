@@ -49,7 +49,15 @@ This is a private module: it may change at any time.
 - One connection per store object, opened once. A connection found dead at
   the start of a transaction (idle timeout, restart, fail-over) is reopened
   once; one that dies inside a transaction gives ``store_unavailable`` and
-  the server rolls the transaction back. A process forked from the one that
+  the server rolls the transaction back.
+- What a task retries (``_retry``): the errors are marked here, at the
+  connection and transaction boundary. A failed connection that a later
+  attempt may make (``RETRY_CONNECT``); a transaction rolled back by a lost
+  connection or a SQLSTATE of ``RETRY_SQLSTATES``/class 08; a COMMIT whose
+  answer was lost, with the transaction's last history entry as the evidence
+  ``applied`` looks for. Within a task's retries a transaction ends at the
+  deadline: a watchdog thread shuts the socket of a server that does not
+  answer, and ``connect_timeout``/``lock_timeout`` stay within what is left. A process forked from the one that
   opened the store opens its own connection (a socket is never shared).
 - TLS (``tls_mode``): an sslmode in the DSN or ``PGSSLMODE`` is used as
   given, and so is a connection service (``service=``, ``PGSERVICE``). Otherwise ``validate_certs: true`` (the default) means
