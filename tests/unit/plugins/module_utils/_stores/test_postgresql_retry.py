@@ -140,7 +140,7 @@ def lose_the_commit_answer(monkeypatch, applied):
             finish(self, keep)
             self._committing = True
         _postgresql._hang_up(self._conn)
-        self._conn.execute('SELECT 1')      # the connection is gone: psycopg raises OperationalError
+        self._one('SELECT 1')      # the connection is gone: psycopg raises OperationalError
         raise AssertionError('the connection was expected to be gone')
     monkeypatch.setattr(PostgresqlStore, '_finish', lossy)
     return commits
