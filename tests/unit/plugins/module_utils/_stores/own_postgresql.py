@@ -61,7 +61,7 @@ class OwnServer(object):
         if self.user is not None:
             argv = ('runuser', '-u', 'postgres', '--') + argv
         return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                              cwd=self.dir, **kwargs)
+                              cwd=self.dir, check=False, **kwargs)
 
     def _ctl(self, *args):
         done = self._run(os.path.join(self.bin, 'pg_ctl'), '-D', self.data, '-l', self.log, '-w', '-t', '300', *args)

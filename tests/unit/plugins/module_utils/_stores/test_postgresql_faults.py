@@ -14,7 +14,6 @@ completes the play. Two servers in a multi-host URL, the first stopped: the play
 """
 
 import json
-import os
 import subprocess
 import time
 import uuid
@@ -171,7 +170,7 @@ def test_a_server_paused_longer_than_the_timeout_fails_clearly_and_half_writes_n
     assert len(set(held.values())) == len(held)
     assert problems == []
     # and the rerun completes the play: what was held stays, the rest is made
-    results, output, _ = play(tmp_path, spec, 30, name='rerun')
+    results, output, _before = play(tmp_path, spec, 30, name='rerun')
     assert_complete(spec, results, output, 30)
     assert all(results[h]['reservation']['address'] == a for h, a in held.items())
 
@@ -185,7 +184,7 @@ def test_a_multi_host_url_with_the_first_server_stopped_runs_on_the_second(pg, t
             store = open_store(spec)
             Service(store).pool('shared', subnets=[{'cidr': '10.30.0.0/24'}])
             store.close()
-            results, output, _ = play(tmp_path, spec, 10)
+            results, output, _before = play(tmp_path, spec, 10)
             assert_complete(spec, results, output, 10)
             with second.connect() as conn:
                 assert count(conn) == 10        # on the second server
