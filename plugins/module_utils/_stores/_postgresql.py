@@ -75,6 +75,7 @@ This is a private module: it may change at any time.
 import contextlib
 import hashlib
 import ipaddress
+import json
 import math
 import os
 import re
@@ -450,7 +451,9 @@ class PostgresqlStore(SqlStore):
             found = self.find_history(namespace=entry['namespace'], pool=entry['pool'], owner=entry['owner'],
                                       address=entry['address'])
         keys = ('time', 'object', 'action', 'key', 'old', 'new')
-        return any(all(e.get(k) == entry.get(k) for k in keys) for e in found)
+        # compared as stored: JSON turns tuples into lists
+        wrote = json.dumps([entry.get(k) for k in keys], sort_keys=True)
+        return any(json.dumps([e.get(k) for k in keys], sort_keys=True) == wrote for e in found)
 
     def _execute(self, sql, params=()):
         converted = self._converted.get(sql)
