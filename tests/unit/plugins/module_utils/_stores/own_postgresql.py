@@ -68,10 +68,11 @@ class OwnServer(object):
         if done.returncode != 0:
             raise AssertionError('pg_ctl %s failed: %s\n%s' % (' '.join(args), done.stdout, self.log_text()))
 
-    def log_text(self):
+    def log_text(self, tail=4000):
+        """The server's log (its last ``tail`` characters; None: all of it)."""
         try:
             with open(self.log) as f:
-                return f.read()[-4000:]
+                return f.read()[-tail:] if tail else f.read()
         except OSError:
             return ''
 
