@@ -443,16 +443,16 @@ class PostgresqlStore(SqlStore):
         super(PostgresqlStore, self).add_history(entry)
         self._entry = entry
 
-    def applied(self, entry):
-        """Whether the history entry ``entry`` (the evidence of a lost commit) is in the store: then the
-        transaction that wrote it was committed (only it can have written that entry: the service writes
-        an entry for a change under the lock of what it changes)."""
+    def applied(self, evidence):
+        """Whether the history entry ``evidence`` (of a lost commit) is in the store: then the transaction
+        that wrote it was committed (only it can have written that entry: the service writes an entry for a
+        change under the lock of what it changes)."""
         with self.transaction(write=False):
-            found = self.find_history(namespace=entry['namespace'], pool=entry['pool'], owner=entry['owner'],
-                                      address=entry['address'])
+            found = self.find_history(namespace=evidence['namespace'], pool=evidence['pool'],
+                                      owner=evidence['owner'], address=evidence['address'])
         keys = ('time', 'object', 'action', 'key', 'old', 'new')
         # compared as stored: JSON turns tuples into lists
-        wrote = json.dumps([entry.get(k) for k in keys], sort_keys=True)
+        wrote = json.dumps([evidence.get(k) for k in keys], sort_keys=True)
         return any(json.dumps([e.get(k) for k in keys], sort_keys=True) == wrote for e in found)
 
     def _execute(self, sql, params=()):
