@@ -57,6 +57,9 @@ options:
     description:
       - Seconds to wait for the store, including for the lock of another writer (another fork, another
         controller). When the lock is not had in time the task fails with C(error=store_busy).
+      - A store on a server (PostgreSQL) retries within this time what is safe to retry (connecting, a
+        transaction rolled back by a restart, a fail-over, a serialization failure or a deadlock); past it the
+        task fails with C(error=store_unavailable) (or C(store_busy)) saying what was tried.
     type: int
     default: 30
   namespace:
@@ -107,7 +110,8 @@ options:
     default: true
   timeout:
     description:
-      - Seconds to wait for the store, including for the lock of another writer.
+      - Seconds to wait for the store, including for the lock of another writer and for the retries after
+        a server restart or fail-over (PostgreSQL).
     type: int
     default: 30
   namespace:

@@ -29,7 +29,7 @@ import multiprocessing.util
 import os
 import traceback
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils import _retry, _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     IpamError, InternalError, InvalidArgument, StoreAbsent, StoreUnavailable, missing_library)
 from ansible_collections.netpool.ipam.plugins.module_utils._intervals import HAS_NETADDR, NETADDR_IMPORT_ERROR
@@ -99,8 +99,18 @@ def with_service(params, base_dir, work):
     in memory); if it would commit a change (``StoreAbsent``),
     the store is created and ``work`` runs again on it. So a failure (``pool_not_found`` …), a read or check
     mode never leaves a new store file behind. After ``store_unavailable`` the cached store is dropped: the
-    next call opens it again.
+    next call (or attempt) opens it again.
+
+    A store that talks to a server marks the failures that are safe to retry (``_retry``): the whole of
+    ``work`` is then run again, from its start in a new transaction, within the task's ``timeout``.
     """
+    timeout = _store_key(params, base_dir)[4]
+    return _retry.call(lambda: _attempt(params, base_dir, work), timeout,
+                       lambda evidence: _attempt(params, base_dir, lambda service: service.store.applied(evidence)))
+
+
+def _attempt(params, base_dir, work):
+    """One attempt of ``with_service``."""
     try:
         service = service_for(params, base_dir, create=False)
         try:

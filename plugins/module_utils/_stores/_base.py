@@ -144,6 +144,12 @@ class Store(abc.ABC):
     def close(self):
         """Release connections and file handles."""
 
+    def applied(self, evidence):
+        """Whether the transaction that wrote ``evidence`` is in the store: asked (by ``_retry``) only of a store
+        that raised an error marked ``_retry.COMMIT`` with that evidence, after the answer to its COMMIT was
+        lost. A store that never does needs no answer."""
+        raise NotImplementedError('the %s store marks no lost commit' % self.kind)
+
     # -- pools ----------------------------------------------------------
     # A store may hand out the same Pool object again while the pool is unchanged:
     # callers treat pools as read-only and change a ``pool.copy()``.

@@ -49,7 +49,15 @@ This is a private module: it may change at any time.
 - One connection per store object, opened once. A connection found dead at
   the start of a transaction (idle timeout, restart, fail-over) is reopened
   once; one that dies inside a transaction gives ``store_unavailable`` and
-  the server rolls the transaction back. A process forked from the one that
+  the server rolls the transaction back.
+- What a task retries (``_retry``): the errors are marked here, at the
+  connection and transaction boundary. A failed connection that a later
+  attempt may make (``RETRY_CONNECT``); a transaction rolled back by a lost
+  connection or a SQLSTATE of ``RETRY_SQLSTATES``/class 08; a COMMIT whose
+  answer was lost, with the transaction's last history entry as the evidence
+  ``applied`` looks for. Within a task's retries a transaction ends at the
+  deadline: a watchdog thread shuts the socket of a server that does not
+  answer, and ``connect_timeout``/``lock_timeout`` stay within what is left. A process forked from the one that
   opened the store opens its own connection (a socket is never shared).
 - TLS (``tls_mode``): an sslmode in the DSN or ``PGSSLMODE`` is used as
   given, and so is a connection service (``service=``, ``PGSERVICE``). Otherwise ``validate_certs: true`` (the default) means
@@ -64,12 +72,16 @@ This is a private module: it may change at any time.
   no_log); a DSN that carries a password too is refused.
 """
 
+import contextlib
 import hashlib
 import ipaddress
+import json
 import math
 import os
 import re
+import socket
 import struct
+import threading
 
 try:
     import psycopg
@@ -80,6 +92,7 @@ except ImportError:  # pragma: no cover - exercised by the missing-library test
     pg_errors = None
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _retry
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, InvalidArgument, StoreBusy, StoreUnavailable, missing_library)
 from ansible_collections.netpool.ipam.plugins.module_utils._secrets import find, hide, redact
@@ -173,6 +186,38 @@ def _let_go(conn):
         pass  # the parent's session is safe either way; nothing else matters here
 
 
+#: SQLSTATEs after which the transaction was rolled back by the server and may be run again (``_retry``):
+#: class 08 (connection exception), admin / crash shutdown, cannot connect now, serialization failure, deadlock
+RETRY_SQLSTATES = ('57P01', '57P02', '57P03', '40001', '40P01')
+
+#: what libpq says when a connection could not be made but a later attempt may be (the server restarting,
+#: a standby not promoted yet, too many clients): anything else (a login or database refused, TLS) is final
+RETRY_CONNECT = ('connection refused', 'timeout expired', 'connection timed out', 'the database system is',
+                 'connection reset', 'server closed the connection', 'could not receive data', 'no route to host',
+                 'network is unreachable', 'too many clients', 'remaining connection slots', 'session is read-only',
+                 'is in hot standby', 'not yet accepting connections', 'read-only', 'could not send',
+                 'terminating connection')
+
+
+def retryable_sqlstate(sqlstate):
+    """Whether a server error with this SQLSTATE rolled the transaction back and may be retried."""
+    return bool(sqlstate) and (sqlstate.startswith('08') or sqlstate in RETRY_SQLSTATES)
+
+
+def _hang_up(conn):
+    """Shut the socket of ``conn`` (from another thread): a wait on a server that does not answer ends."""
+    try:
+        sock = socket.socket(fileno=os.dup(conn.fileno()))
+    except (OSError, ValueError, psycopg.Error):
+        return      # already closed
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    finally:
+        sock.close()
+
+
 def _lock_key(*parts):
     """A stable signed 64-bit advisory lock key for these strings."""
     digest = hashlib.sha256('\0'.join(parts).encode('utf-8')).digest()
@@ -227,11 +272,16 @@ class PostgresqlStore(SqlStore):
 
     def _connect(self):
         self._pipeline = None      # a new connection is not in pipeline mode
+        args = dict(self._connect_args)
+        left = _retry.remaining()
+        if left is not None and 'connect_timeout' in args:     # not past the deadline of the task's retries
+            args['connect_timeout'] = max(2, int(math.ceil(min(self.timeout, left))))
         try:
-            self._conn = psycopg.connect(self.spec, **self._connect_args)
+            self._conn = psycopg.connect(self.spec, **args)
         except psycopg.Error as e:
             self._conn = None
             text = self._scrub(str(e).strip())
+            again = any(said in text.lower() for said in RETRY_CONNECT)
             hint = ('Check that the server runs and accepts connections from this controller, and the user, '
                     'password and database in store.')
             if self._connect_args.get('sslmode') == 'verify-full' and ('SSL' in text or 'certificate' in text):
@@ -239,7 +289,8 @@ class PostgresqlStore(SqlStore):
                         'sslmode=verify-full): give the CA that signed it with sslrootcert=PATH in the URL (or '
                         'sslrootcert=system with libpq 16 or newer), set sslmode in the URL yourself, or set '
                         'validate_certs: false for TLS without verification.')
-            raise StoreUnavailable('Cannot connect to the PostgreSQL store %s: %s. %s' % (self.where, text, hint))
+            error = StoreUnavailable('Cannot connect to the PostgreSQL store %s: %s. %s' % (self.where, text, hint))
+            raise _retry.mark(error, _retry.CONNECT) if again else error
         self._pid = os.getpid()
         try:
             self._schema = self._conn.execute('SELECT current_schema()').fetchone()[0]
@@ -269,9 +320,12 @@ class PostgresqlStore(SqlStore):
     def _begin(self, write, commit):
         self._write = write
         self._locked = None
+        left = _retry.remaining()
+        wait = self.timeout if left is None else min(self.timeout, left)
         self._begin_sql = ('BEGIN ISOLATION LEVEL READ COMMITTED' if write
                            else 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
-                           "SET LOCAL lock_timeout = '%dms'" % max(1, int(self.timeout * 1000)))
+                           "SET LOCAL lock_timeout = '%dms'" % max(1, int(wait * 1000)))
+        self._entry, self._committing, self._hung = None, False, False
         if self._conn is not None and self._pid != os.getpid():
             _let_go(self._conn)
             self._conn = None
@@ -354,6 +408,53 @@ class PostgresqlStore(SqlStore):
             if pipeline.level == 0 and getattr(self._conn, '_pipeline', None) is pipeline:
                 self._conn._pipeline = None     # pylint: disable=protected-access
 
+    # -- what a task retries (``_retry``) ---------------------------------
+    #: the last history entry the open transaction wrote: the evidence of its commit if the answer is lost
+    _entry = None
+    #: True while the COMMIT of a write transaction is under way
+    _committing = False
+    #: True once the watchdog hung up on a server that did not answer by the task's deadline
+    _hung = False
+
+    @contextlib.contextmanager
+    def transaction(self, write=True, commit=True):
+        """The transaction of ``SqlStore``, given up at the deadline of the task's retries (``_retry``): a server
+        that does not answer (paused, a network dropping packets) would otherwise keep the task forever."""
+        left = _retry.remaining()
+        watchdog = None
+        if left is not None:
+            watchdog = threading.Timer(max(left, 0.001), self._give_up)
+            watchdog.daemon = True
+            watchdog.start()
+        try:
+            with super(PostgresqlStore, self).transaction(write, commit):
+                yield self
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
+
+    def _give_up(self):
+        conn = self._conn
+        if conn is not None and self._pid == os.getpid():
+            self._hung = True
+            _hang_up(conn)
+
+    def add_history(self, entry):
+        super(PostgresqlStore, self).add_history(entry)
+        self._entry = entry
+
+    def applied(self, evidence):
+        """Whether the history entry ``evidence`` (of a lost commit) is in the store: then the transaction
+        that wrote it was committed (only it can have written that entry: the service writes an entry for a
+        change under the lock of what it changes)."""
+        with self.transaction(write=False):
+            found = self.find_history(namespace=evidence['namespace'], pool=evidence['pool'],
+                                      owner=evidence['owner'], address=evidence['address'])
+        keys = ('time', 'object', 'action', 'key', 'old', 'new')
+        # compared as stored: JSON turns tuples into lists
+        wrote = json.dumps([evidence.get(k) for k in keys], sort_keys=True)
+        return any(json.dumps([e.get(k) for k in keys], sort_keys=True) == wrote for e in found)
+
     def _execute(self, sql, params=()):
         converted = self._converted.get(sql)
         if converted is None:
@@ -372,9 +473,11 @@ class PostgresqlStore(SqlStore):
             self._begin_sql = None
             return
         self._replay = None
+        self._committing = keep     # a connection lost from here on may have lost only COMMIT's answer
         self._conn.execute('COMMIT' if keep else 'ROLLBACK')
         if self._write or self._pipeline is None:
             self._leave_pipeline()          # the answer to COMMIT is awaited: the writes are kept, or raise here
+        self._committing = False
         # else a read ends without waiting: its COMMIT is sent now (psycopg sends what it queues; the server
         # ends the transaction as it arrives), its answer is read with the next transaction's first one.
         # Nothing of a read can fail there.
@@ -393,6 +496,27 @@ class PostgresqlStore(SqlStore):
             pass  # a dead connection: the server rolled the transaction back
 
     def _translate(self, error):
+        """The ``IpamError`` for ``error``, marked for ``_retry`` when the transaction may be run again
+        (it was rolled back) or its commit resolved (the answer to COMMIT was lost)."""
+        translated = self._translate_error(error)
+        sqlstate = getattr(error, 'sqlstate', None)
+        lost = isinstance(error, psycopg.OperationalError) and (self._conn is None or self._conn.closed or
+                                                                self._conn.broken)
+        if self._hung:
+            translated.msg = ('The PostgreSQL store %s did not answer within the timeout of %s seconds (a server '
+                              'paused, overloaded, or a network dropping packets); the connection was closed. '
+                              'Nothing of the interrupted transaction was kept unless it had committed.'
+                              % (self.where, self.timeout))
+            translated.args = (translated.msg,)
+        if sqlstate in ('40001', '40P01'):
+            return _retry.mark(translated, _retry.TRANSACTION)
+        if retryable_sqlstate(sqlstate) or lost:
+            if self._committing:
+                return _retry.mark(translated, _retry.COMMIT, self._entry)
+            return _retry.mark(translated, _retry.TRANSACTION)
+        return translated
+
+    def _translate_error(self, error):
         text = self._scrub(str(error).strip())
         if isinstance(error, pg_errors.UniqueViolation) and error.diag.table_name == 'reservation':
             # the last guard (SPEC 5), raised by COMMIT or a later statement of the pipeline

@@ -1,0 +1,116 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""What a task retries on a store that talks to a server, for how long, and what the user then sees.
+
+This is a private module: it may change at any time. The rule (docs/reliability.md, "Servers that go
+away") is written here once; a store only says, on the error it raises, what kind of failure it was:
+
+- ``CONNECT``: the store could not be reached (connection refused, reset, the server starting up or
+  shutting down). Nothing was sent.
+- ``TRANSACTION``: the transaction ended before its commit was sent (connection lost, the server shut
+  down, a serialization failure or a deadlock): the server rolled it back, nothing of it was kept.
+- ``COMMIT``: the commit was sent and its answer was lost. ``evidence`` is something the transaction
+  wrote that only it can have written (its last history entry), or None.
+
+``call`` runs the whole attempt again (the service call from its start, in a new transaction) with
+backoff until the task's ``timeout`` has passed since the call started. A lost commit is resolved by
+re-reading, never by guessing: before the next attempt, ``applied(evidence)`` asks the store whether the
+transaction is in it; the next attempt then finds what the store holds (a reservation made by the lost
+commit is found, never made twice) and ``changed`` is true if either this attempt or the lost commit
+made the change. Past the timeout the last error is raised with what was tried added to its message.
+Any other error is raised at once.
+"""
+
+import random
+import threading
+import time
+
+CONNECT = 'connect'
+TRANSACTION = 'transaction'
+COMMIT = 'commit'
+
+#: what each kind of failure was, in the message listing what was tried
+_SAID = {CONNECT: 'could not connect', TRANSACTION: 'transaction rolled back by a lost connection or the server',
+         COMMIT: 'answer to a commit lost'}
+
+#: the first wait between attempts, and the longest (seconds); each wait doubles, with jitter
+FIRST_WAIT = 0.05
+LONGEST_WAIT = 1.0
+
+_current = threading.local()
+
+
+def mark(error, kind, evidence=None):
+    """``error`` (an ``IpamError``) marked as a failure ``call`` may retry; returns it."""
+    error.retry = kind
+    error.evidence = evidence
+    return error
+
+
+def kind_of(error):
+    """The kind ``mark`` gave ``error``, or None: not to be retried."""
+    return getattr(error, 'retry', None)
+
+
+def remaining():
+    """Seconds left before the deadline of the ``call`` running in this thread, or None outside one."""
+    deadline = getattr(_current, 'deadline', None)
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+
+def call(attempt, timeout, applied=None, sleep=time.sleep, rng=random.random):
+    """``attempt()`` (a task's result dict), retried as the module's docstring says within ``timeout`` seconds.
+
+    ``applied(evidence)``: whether the transaction that wrote ``evidence`` is in the store (it may raise a
+    retryable error too).
+    """
+    start = time.monotonic()
+    deadline = start + timeout
+    tried = []          # (seconds since start, kind) of every failed attempt
+    lost = []           # evidence of lost commits not resolved yet
+    made = False        # a lost commit of this call was found applied
+    outer = getattr(_current, 'deadline', None)
+    while True:
+        _current.deadline = deadline if outer is None else min(deadline, outer)
+        try:
+            while lost:
+                if applied is not None and applied(lost[0]):
+                    made = True
+                lost.pop(0)
+            result = attempt()
+        except Exception as e:  # pylint: disable=broad-except
+            kind = kind_of(e)
+            if kind is None or outer is not None:   # an inner call leaves the retrying to the outer one
+                raise
+            tried.append((time.monotonic() - start, kind))
+            if kind == COMMIT and getattr(e, 'evidence', None) is not None:
+                lost.append(e.evidence)
+            wait = min(LONGEST_WAIT, FIRST_WAIT * 2 ** (len(tried) - 1)) * (0.5 + rng())
+            if time.monotonic() + wait >= deadline:
+                raise _given_up(e, tried, timeout, lost)
+            sleep(wait)
+            continue
+        finally:
+            _current.deadline = outer
+        if made and isinstance(result, dict):
+            result['changed'] = True
+        return result
+
+
+def _given_up(error, tried, timeout, lost):
+    """``error`` with what was tried within ``timeout`` added to its message."""
+    kinds = []
+    for _at, kind in tried:
+        if _SAID[kind] not in kinds:
+            kinds.append(_SAID[kind])
+    said = ('Tried %d time%s within the task\'s timeout of %s seconds (%s), over %.1f seconds; raise timeout to '
+            'wait longer.' % (len(tried), '' if len(tried) == 1 else 's', timeout, ', '.join(kinds), tried[-1][0]))
+    if lost or kind_of(error) == COMMIT:
+        said += (' A commit was sent and its answer lost, and the store could not be read again since: the change '
+                 'may or may not have been kept. Rerunning the task is safe: it finds it, or makes it.')
+    error.msg = '%s %s' % (error.msg.rstrip(), said)
+    error.args = (error.msg,)
+    error.retry = None
+    return error
