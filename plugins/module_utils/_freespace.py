@@ -167,9 +167,8 @@ class Spans(FreeSpace):
         if span is None:
             return False
         _v, first, last = span
-        self.store.remove_free(pool.namespace, pool.name, [span])
-        self.store.add_free(pool.namespace, pool.name,
-                            [(version, a, b) for a, b in ((first, n - 1), (n + 1, last)) if a <= b])
+        self.store.replace_free(pool.namespace, pool.name, [span],
+                                [(version, a, b) for a, b in ((first, n - 1), (n + 1, last)) if a <= b])
         return True
 
     def _give(self, pool, version, n):
@@ -196,8 +195,7 @@ class Spans(FreeSpace):
             if right:
                 merged.append(right)
                 last = right[2]
-        self.store.remove_free(ns, name, merged)
-        self.store.add_free(ns, name, [(version, first, last)])
+        self.store.replace_free(ns, name, merged, [(version, first, last)])
         return True
 
     def _draw(self, pool, subnet, rng):

@@ -658,30 +658,36 @@ class Service(object):
                 raise InvalidArgument('reassign needs address: the address to take over.')
         requests = [(owner, wanted.get(owner), _metadata.reservation(check_metadata(metadata)))
                     for owner, _a, metadata in requests]
-        # A rerun that changes nothing only reads: no write lock, no write.
-        with self.store.transaction(write=False):
-            results = []
-            now = self._stamp()
-            held = self.store.get_reservations(namespace, pool, [owner for owner, _a, _m in requests], key)
-            for owner, at, metadata in requests:
-                current = held.get(owner)
-                if current is None or ttl is not None or (metadata is not None and metadata != current.metadata) \
-                        or (current.expires_at is not None and current.expires_at <= now) \
-                        or (at is not None and at != (current.version, current.address)) \
-                        or (version is not None and version != current.version):
-                    break
-                r = self.results.reservation(current)
-                results.append((False, r, r))
-            else:
-                return results
+        owners = [owner for owner, _a, _m in requests]
+        if not owners:
+            return []
+        # A rerun that changes nothing only reads: no write lock, no write (where a lock costs more than a
+        # read, ``Store.probe_first``; elsewhere the locked transaction below writes nothing for it).
+        if self.store.probe_first:
+            with self.store.transaction(write=False):
+                results = []
+                now = self._stamp()
+                held = self.store.get_reservations(namespace, pool, owners, key)
+                for owner, at, metadata in requests:
+                    current = held.get(owner)
+                    if current is None or ttl is not None or (metadata is not None and metadata != current.metadata) \
+                            or (current.expires_at is not None and current.expires_at <= now) \
+                            or (at is not None and at != (current.version, current.address)) \
+                            or (version is not None and version != current.version):
+                        break
+                    r = self.results.reservation(current)
+                    results.append((False, r, r))
+                else:
+                    return results
         with self.store.transaction(commit=not check):
+            self.store.expect(namespace, pool, owners, key)
             if reassign:    # two pools may change: take the namespace, not one pool after the other
                 self.store.lock_namespace(namespace)
             else:
                 self._lock_family(namespace, pool)
             p = self._pool(namespace, pool)
             self._expire(p)
-            held = self.store.get_reservations(namespace, pool, [owner for owner, _a, _m in requests], key)
+            held = self.store.get_reservations(namespace, pool, owners, key)
             results = []
             for owner, at, metadata in requests:
                 # a static address of this task may have moved or taken over one read above: read it again

@@ -144,6 +144,19 @@ class Store(abc.ABC):
     def close(self):
         """Release connections and file handles."""
 
+    #: whether a reservation that may be a rerun is first looked at in a read-only transaction, so that a rerun
+    #: takes no lock: True where a write transaction costs a write lock from its start (SQLite's BEGIN
+    #: IMMEDIATE, JSON's lock file). A store whose write transaction costs nothing until it locks, and whose
+    #: pool lock is taken in the round trip that reads the pool anyway (PostgreSQL), answers False: the
+    #: service then reads and decides in one locked transaction, and a rerun that changes nothing writes
+    #: nothing there.
+    probe_first = True
+
+    def expect(self, namespace, pool, owners, key):
+        """The locked transaction begun will read ``get_reservations(namespace, pool, owners, key)`` once it holds
+        its lock: a store may fetch them together with the lock and what it reads first. (Nothing to do for a
+        store that reads as it goes.)"""
+
     def applied(self, evidence):
         """Whether the transaction that wrote ``evidence`` is in the store: asked (by ``_retry``) only of a store
         that raised an error marked ``_retry.COMMIT`` with that evidence, after the answer to its COMMIT was
@@ -266,6 +279,12 @@ class SpanStore(Store):
     @abc.abstractmethod
     def remove_free(self, namespace, pool, spans):
         """Remove these exact spans."""
+
+    def replace_free(self, namespace, pool, old, new):
+        """Remove the exact spans ``old`` and add ``new`` (a span taken from or merged with its neighbours; a store
+        that can change one span in place overrides this)."""
+        self.remove_free(namespace, pool, old)
+        self.add_free(namespace, pool, new)
 
     @abc.abstractmethod
     def clear_free(self, namespace, pool):

@@ -135,6 +135,12 @@ def tls_mode(params, validate_certs, environ):
     return 'verify-full'
 
 
+#: how a statement that takes an advisory lock begins
+_LOCK = 'SELECT pg_advisory_xact_lock'
+
+#: a statement the store buffers (``PostgresqlStore._flush``), and the table it writes
+_WRITE = re.compile(r'(?:INSERT INTO|UPDATE|DELETE FROM) (\w+) ')
+
 SCHEMA = """
 CREATE TABLE pool (
     namespace TEXT COLLATE "C" NOT NULL, name TEXT COLLATE "C" NOT NULL, parent TEXT COLLATE "C",
@@ -232,6 +238,22 @@ class PostgresqlStore(SqlStore):
     #: ``?`` query -> ``%s`` query
     _converted = {}
 
+    # A reservation is decided in one locked transaction (no read-only look first): the pool's lock goes in
+    # the round trip that reads the pool anyway, with the reservations the service said it will read
+    # (``expect``), so a new reservation is two round trips (that one, then the writes with COMMIT) and a
+    # rerun that changes nothing one (it writes nothing, and its COMMIT is not waited for).
+    probe_first = False
+
+    #: ``(namespace, pool, owners, key)`` of the locked transaction's ``expect``, or None
+    _expected = None
+    #: ``((namespace, pool, owners, key), cursor, connection)`` of the reservations fetched with the lock
+    _prefetched = None
+    #: whether the transaction has sent a statement that writes (its COMMIT is then waited for)
+    _dirty = False
+    #: ``(table, sql, params)`` of the writes not sent yet: they go before the next statement whose answer is
+    #: read, or with COMMIT, those on different tables as one statement (``_flush``)
+    _writes = ()
+
     def __init__(self, spec, timeout=30, validate_certs=True, token=None, create=True):
         self.spec = spec
         self.where = redact(spec)
@@ -316,15 +338,19 @@ class PostgresqlStore(SqlStore):
     _fresh = False
     #: whether the transaction begun is a write transaction
     _write = True
+    #: the lock_timeout of the transaction begun (the time left of the task's timeout)
+    _lock_timeout = None
 
     def _begin(self, write, commit):
         self._write = write
         self._locked = None
+        self._expected, self._prefetched, self._dirty, self._writes = None, None, False, []
         left = _retry.remaining()
         wait = self.timeout if left is None else min(self.timeout, left)
+        self._lock_timeout = '%dms' % max(1, int(wait * 1000))
         self._begin_sql = ('BEGIN ISOLATION LEVEL READ COMMITTED' if write
                            else 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
-                           "SET LOCAL lock_timeout = '%dms'" % max(1, int(wait * 1000)))
+                           "SET LOCAL lock_timeout = '%s'" % self._lock_timeout)
         self._entry, self._committing, self._hung = None, False, False
         if self._conn is not None and self._pid != os.getpid():
             _let_go(self._conn)
@@ -456,6 +482,41 @@ class PostgresqlStore(SqlStore):
         return any(json.dumps([e.get(k) for k in keys], sort_keys=True) == wrote for e in found)
 
     def _execute(self, sql, params=()):
+        if not sql.startswith('SELECT'):
+            self._dirty = self._dirty or sql not in ('COMMIT', 'ROLLBACK')
+            write = _WRITE.match(sql) if self._pipelined() else None
+            if write:
+                self._writes.append((write.group(1), sql, tuple(params)))
+                return None
+        self._flush()
+        return self._statement(sql, params)
+
+    def _pipelined(self):
+        return _PIPELINE and isinstance(self._writes, list)
+
+    def _flush(self):
+        """Send the writes not sent yet, in order: a run of writes on different tables as ONE statement (a WITH
+        of data-modifying statements: they do not see each other's rows, and none of them touches a table
+        another one of the run touches)."""
+        if not self._writes:
+            return
+        writes, self._writes = self._writes, []
+        run = []
+        for write in writes + [None]:
+            if run and (write is None or any(table == write[0] for table, _s, _p in run)):
+                sql = ''.join('WITH ' * (i == 0) + 'w%d AS (%s), ' % (i, w[1]) for i, w in enumerate(run[:-1]))
+                self._statement(sql.rstrip(', ') + (' ' if len(run) > 1 else '') + run[-1][1],
+                                tuple(p for w in run for p in w[2]))
+                run = []
+            if write is not None:
+                run.append(write)
+
+    def _statement(self, sql, params):
+        if self._begin_sql is not None and sql.startswith(_LOCK):
+            # the transaction begins with a lock: its lock_timeout is set by the same statement, before it waits
+            self._begin_sql = self._begin_sql[:1]
+            sql, params = "SELECT set_config('lock_timeout', ?, true), " + sql[len('SELECT '):], \
+                (self._lock_timeout,) + tuple(params)
         converted = self._converted.get(sql)
         if converted is None:
             converted = self._converted[sql] = sql.replace('%', '%%').replace('?', '%s')
@@ -469,21 +530,26 @@ class PostgresqlStore(SqlStore):
         return self._send([statement])
 
     def _finish(self, keep):
+        if keep:
+            self._flush()
+        self._writes = ()       # from here on, until the next transaction, a write is sent as it comes
         if self._begin_sql is not None:     # nothing was sent: there is no transaction to end
             self._begin_sql = None
             return
         self._replay = None
         self._committing = keep     # a connection lost from here on may have lost only COMMIT's answer
         self._conn.execute('COMMIT' if keep else 'ROLLBACK')
-        if self._write or self._pipeline is None:
+        if self._dirty or self._pipeline is None:
             self._leave_pipeline()          # the answer to COMMIT is awaited: the writes are kept, or raise here
         self._committing = False
-        # else a read ends without waiting: its COMMIT is sent now (psycopg sends what it queues; the server
-        # ends the transaction as it arrives), its answer is read with the next transaction's first one.
-        # Nothing of a read can fail there.
+        # else a transaction that wrote nothing (a read, a rerun that changed nothing) ends without waiting: its
+        # COMMIT is sent now (psycopg sends what it queues; the server ends the transaction, and lets go of its
+        # locks, as it arrives), its answer is read with the next transaction's first one. Nothing of a
+        # transaction that wrote nothing can fail there.
 
     def _rollback(self):
         self._replay = None
+        self._writes = ()
         if self._begin_sql is not None:
             self._begin_sql = None
             return
@@ -546,14 +612,53 @@ class PostgresqlStore(SqlStore):
         self._execute('SELECT pg_advisory_xact_lock_shared(?), pg_advisory_xact_lock(?)',
                       (_lock_key(self._schema, 'namespace', namespace),
                        _lock_key(self._schema, 'pool', namespace, name)))
+        self._locked_now(namespace, name)
+
+    def _locked_now(self, namespace, name):
         self._forget_pools()    # what was read before the lock may have changed meanwhile
         self._locked = (namespace, name)
+        expected = self._expected
+        if expected is not None and expected[0] == namespace and 0 < len(expected[2]) <= self.OWNERS_AT_ONCE:
+            # sent after the lock, so read under it; answered with the next statement that is read
+            self._prefetched = (expected, self._execute(*self._reservations_query(*expected)), self._conn)
+
+    def _catch_up(self):
+        super(PostgresqlStore, self)._catch_up()
+        self._dirty = False     # what the transaction writes from here on is its own
+
+    def _wrote_nothing(self):
+        return not self._dirty
+
+    def expect(self, namespace, pool, owners, key):
+        self._expected = (namespace, pool, tuple(owners), key)
+
+    def get_reservations(self, namespace, pool, owners, key):
+        prefetched, self._prefetched = self._prefetched, None
+        owners = tuple(owners)
+        if prefetched is not None and prefetched[0] == (namespace, pool, owners, key) \
+                and prefetched[2] is self._conn and not self._conn.closed:
+            return self._found_reservations(namespace, pool, self._answer_from(prefetched[1]), {})
+        return super(PostgresqlStore, self).get_reservations(namespace, pool, owners, key)
+
+    def _answer_from(self, cursor):
+        """The rows of a statement sent earlier (its error, if any, was raised by the answer read since)."""
+        try:
+            return cursor.fetchall()
+        except psycopg.OperationalError as e:
+            return self._reopen(e, lambda again: again.fetchall())
+
+    def save_reservation(self, reservation):
+        self._prefetched = None     # what was fetched with the lock no longer holds
+        super(PostgresqlStore, self).save_reservation(reservation)
+
+    def delete_reservation(self, reservation):
+        self._prefetched = None
+        super(PostgresqlStore, self).delete_reservation(reservation)
 
     def lock_namespace(self, namespace):
         """The namespace lock, exclusive: no pool of the namespace is written meanwhile."""
         self._execute('SELECT pg_advisory_xact_lock(?)', (_lock_key(self._schema, 'namespace', namespace),))
-        self._forget_pools()
-        self._locked = (namespace, None)
+        self._locked_now(namespace, None)
 
     def _unlocked(self):
         return self._write and self._locked is None

@@ -109,7 +109,7 @@ class SqlStore(SpanStore):
             self._rollback()
             raise
         else:
-            keep = commit and (self._behind is None or write) and not self._scratch
+            keep = commit and (self._behind is None or (write and not self._wrote_nothing())) and not self._scratch
             if self.absent:
                 try:
                     self._refuse_absent(write, commit, self._wrote())
@@ -123,6 +123,11 @@ class SqlStore(SpanStore):
                 raise self._translate(e)
             if keep:
                 self._behind = None
+
+    def _wrote_nothing(self):
+        """Whether the write transaction ending wrote nothing besides bringing the schema up to date (a rerun that
+        changed nothing): it then keeps no migration, as a read does. False where it is not known."""
+        return False
 
     def _finish(self, keep):
         """End the transaction: commit it (``keep``) or roll it back."""
@@ -321,20 +326,30 @@ class SqlStore(SpanStore):
             self._read_pools[(namespace, pool)] = self._pool(row[1])
         return self._reservation(row)
 
+    #: owners asked at most in one statement (SQLite takes at most 999 parameters)
+    OWNERS_AT_ONCE = 500
+
+    @staticmethod
+    def _reservations_query(namespace, pool, owners, key):
+        """The statement of ``get_reservations`` for at most ``OWNERS_AT_ONCE`` owners: (sql, params)."""
+        return ('SELECT r.data, p.data FROM reservation r LEFT JOIN pool p ON p.namespace = r.namespace AND '
+                'p.name = r.pool WHERE r.namespace = ? AND r.pool = ? AND r.key = ? AND r.owner IN (%s)'
+                % ', '.join('?' * len(owners)), [namespace, pool, key] + list(owners))
+
+    def _found_reservations(self, namespace, pool, rows, found):
+        for row in rows:
+            r = self._reservation(row)
+            found[r.owner] = r
+            if row[1] is not None:
+                self._read_pools[(namespace, pool)] = self._pool(row[1])
+        return found
+
     def get_reservations(self, namespace, pool, owners, key):
         found = {}
         owners = list(owners)
-        for i in range(0, len(owners), 500):     # SQLite takes at most 999 parameters
-            chunk = owners[i:i + 500]
-            rows = self._rows(
-                'SELECT r.data, p.data FROM reservation r LEFT JOIN pool p ON p.namespace = r.namespace AND '
-                'p.name = r.pool WHERE r.namespace = ? AND r.pool = ? AND r.key = ? AND r.owner IN (%s)'
-                % ', '.join('?' * len(chunk)), [namespace, pool, key] + chunk)
-            for row in rows:
-                r = self._reservation(row)
-                found[r.owner] = r
-                if row[1] is not None:
-                    self._read_pools[(namespace, pool)] = self._pool(row[1])
+        for i in range(0, len(owners), self.OWNERS_AT_ONCE):
+            self._found_reservations(namespace, pool, self._rows(*self._reservations_query(
+                namespace, pool, owners[i:i + self.OWNERS_AT_ONCE], key)), found)
         return found
 
     def holder(self, namespace, version, address):
@@ -430,6 +445,21 @@ class SqlStore(SpanStore):
         for version, first, _last in spans:
             self._execute('DELETE FROM free_span WHERE namespace = ? AND pool = ? AND first = ?',
                           (namespace, pool, iv.key(version, first)))
+
+    def replace_free(self, namespace, pool, old, new):
+        if len(old) == 1 and len(new) == 1 and old[0][0] == new[0][0]:     # one span changed in place
+            (version, first, _last), (_v, new_first, new_last) = old[0], new[0]
+            self._execute('UPDATE free_span SET first = ?, last = ? WHERE namespace = ? AND pool = ? AND first = ?',
+                          (iv.key(version, new_first), iv.key(version, new_last), namespace, pool,
+                           iv.key(version, first)))
+            # the lowest span, shortened or grown into what lay next to it, is still the lowest: the next
+            # allocation of the transaction (the next owner of a task) need not ask again
+            if self._lowest.get((namespace, pool), False) == tuple(old[0]):
+                self._lowest[(namespace, pool)] = tuple(new[0])
+            else:
+                self._lowest.pop((namespace, pool), None)
+        else:
+            super(SqlStore, self).replace_free(namespace, pool, old, new)
 
     def clear_free(self, namespace, pool):
         self._lowest.pop((namespace, pool), None)
