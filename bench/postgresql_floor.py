@@ -11,8 +11,9 @@ trip (psycopg's pipeline): BEGIN, the pool's lock, the free span shortened by on
 and its history entry, COMMIT. No reading, no Python deciding anything: the address is the process's own
 counter. Then the same with the least a decision made in the client needs (SPEC §5: the allocation rules
 live above the store interface): the lock and one read answered first (the pool and its lowest free span),
-then the writes with COMMIT: two round trips, the lock held across the first answer. Reported beside it: the store's own reservations (``Service.reserve``) in the same run, and the CPU
-seconds the client processes and the server spent per reservation.
+then the writes with COMMIT: two round trips, the lock held across the first answer. Reported beside it: the
+store's own reservations (``Service.reserve``) in the same run, and the CPU seconds the client processes and
+the server spent per reservation.
 
     .venv/bin/python bench/postgresql_floor.py [--processes 8] [--count 500]
 """

@@ -9,6 +9,8 @@ The same inventory of N hosts (200, and 1,000 with --hosts 200 1000; hosts Ansib
 nothing connects), forks 10:
   - empty:         a play with no task (ansible-playbook's own start-up and play set-up)
   - set_fact:      one ansible.builtin.set_fact task
+  - argspec:       one ansible.builtin.validate_argument_spec task: what Ansible itself runs first on every host
+                   for a role with meta/argument_specs.yml (the floor of any such role)
   - reserve:       one netpool.ipam.reservation task per host on a fresh store (N allocations, N commits)
   - reserve-rerun: the same task again (N idempotent no-ops, the usual run)
   - role:          roles/reserve on a fresh store (one transaction for the play, in inventory order)
@@ -40,6 +42,16 @@ PLAYS = {
     - name: One set_fact
       ansible.builtin.set_fact:
         address: 10.0.0.1
+""",
+    'argspec': """
+    - name: What Ansible runs first on every host for a role with meta/argument_specs.yml, alone
+      ansible.builtin.validate_argument_spec:
+        argument_spec:
+          ipam_pool: {type: str}
+          ipam_key: {type: str}
+          ipam_state: {type: str, choices: [present, absent], default: present}
+        provided_arguments:
+          ipam_pool: bench
 """,
     'reserve': """
     - name: One reservation
@@ -110,7 +122,7 @@ def bench(hosts, forks, rounds, kind):
                     '    - netpool.ipam.pool: {name: bench, cidr: 10.0.0.0/16}\n'
                     '      run_once: true\n')
         playbook_cmd = [tool('ansible-playbook'), '-i', 'inventory.yml']
-        names = ('empty', 'set_fact', 'reserve', 'reserve-rerun', 'role', 'role-rerun')
+        names = ('empty', 'set_fact', 'argspec', 'reserve', 'reserve-rerun', 'role', 'role-rerun')
         times = dict((k, []) for k in names)
         ordered = True
         for _round in range(rounds):
@@ -122,6 +134,7 @@ def bench(hosts, forks, rounds, kind):
                     if first == 'reserve':
                         times['empty'].append(timed(playbook_cmd + ['empty.yml'], work, env))
                         times['set_fact'].append(timed(playbook_cmd + ['set_fact.yml'], work, env))
+                        times['argspec'].append(timed(playbook_cmd + ['argspec.yml'], work, env))
                     times[first].append(timed(playbook_cmd + [first + '.yml'], work, env))
                     times[again].append(timed(playbook_cmd + [first + '.yml'], work, env))
                 finally:
