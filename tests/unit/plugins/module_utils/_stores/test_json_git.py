@@ -120,3 +120,48 @@ def test_a_merge_giving_one_address_to_two_owners_is_refused_naming_both(origin)
     s = svc(origin / 'a')
     assert s.reserve('web', 'web-b')['changed'] is False
     assert s.reserve('web', 'web-n')['reservation']['address'] == '10.0.0.13'
+
+
+def branch_off(tmp_path, build):
+    """Run ``build(service)`` on clone a, commit it, and bring clone b to the same commit."""
+    s = svc(tmp_path / 'a')
+    build(s)
+    s.store.close()
+    ok(tmp_path / 'a', 'add', '-A')
+    ok(tmp_path / 'a', 'commit', '-qm', 'base of the test')
+    ok(tmp_path / 'b', 'pull', '-q', str(tmp_path / 'a'), 'main')
+
+
+def test_a_merge_that_makes_two_pools_overlap_is_refused_naming_both(origin):
+    # one branch widens pool x, the other moves pool y into the widened space: git sees two different lines
+    branch_off(origin, lambda s: (s.pool('x', subnets=[{'cidr': '10.2.0.0/24'}]),
+                                  s.pool('y', subnets=[{'cidr': '10.2.4.0/24'}])))
+    a = svc(origin / 'a')
+    a.pool('x', subnets=[{'cidr': '10.2.0.0/22'}])
+    a.store.close()
+    b = svc(origin / 'b')
+    b.pool('y', subnets=[{'cidr': '10.2.2.0/24'}])
+    b.store.close()
+    done = merge(origin)
+    assert done.returncode == 0, done.stdout + done.stderr
+    path = origin / 'a' / 'plan.json'
+    before = path.read_bytes()
+    for call in (lambda s: s.info(), lambda s: s.reserve('x', 'h1'), lambda s: s.pool('z', subnets=[
+            {'cidr': '10.3.0.0/24'}])):
+        with pytest.raises(IpamError) as info:
+            call(svc(origin / 'a'))
+        error = info.value
+        assert error.code == 'store_unavailable', error.msg
+        assert 'pool x (10.2.0.0/22) and pool y (10.2.2.0/24) overlap in 10.2.2.0-10.2.2.255' in error.msg, error.msg
+        assert 'Nothing was changed' in error.msg
+        assert path.read_bytes() == before
+    # resolved by hand (y moved back out of x), the plan loads again
+    path.write_text(before.decode().replace('"cidr": "10.2.2.0/24"', '"cidr": "10.2.8.0/24"'))
+    assert svc(origin / 'a').reserve('x', 'h1')['reservation']['address'] == '10.2.0.1'
+
+
+def test_a_child_pool_inside_its_parent_is_no_overlap(origin):
+    branch_off(origin, lambda s: (s.pool('p', subnets=[{'cidr': '10.4.0.0/24'}]),
+                                  s.pool('c', parent='p', prefix_length=28)))
+    s = svc(origin / 'b')
+    assert [p['name'] for p in s.info()['pools'] if p['name'] in ('p', 'c')] == ['c', 'p']
