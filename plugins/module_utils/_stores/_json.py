@@ -119,6 +119,32 @@ def _duplicates(holders):
     return '; '.join(lines) + ('; and %d more' % (len(twice) - 10) if len(twice) > 10 else '')
 
 
+def _overlaps(pools):
+    """``pools``: the pools of one namespace. The message for subnets of two pools that overlap, where neither
+    pool is an ancestor of the other (a child pool lies inside its parent by design), or None."""
+    parent_of = dict((p.name, p.parent) for p in pools)
+
+    def ancestors(name):
+        found = []
+        while parent_of.get(name) is not None and parent_of[name] not in found:
+            name = parent_of[name]
+            found.append(name)
+        return found
+
+    lines, active = [], []
+    subnets = sorted((s.version, s.first, s.last, p.name, s.cidr) for p in pools for s in p.subnets)
+    for version, first, last, name, cidr in subnets:
+        active = [a for a in active if a[0] == version and a[2] >= first]
+        for _v, _f, _l, other, other_cidr in active:
+            if other != name and other not in ancestors(name) and name not in ancestors(other):
+                lines.append('pool %s (%s) and pool %s (%s) overlap in %s' % (
+                    other, other_cidr, name, cidr, iv.format_span(version, first, min(last, _l))))
+        active.append((version, first, last, name, cidr))
+    if not lines:
+        return None
+    return '; '.join(lines[:10]) + ('; and %d more' % (len(lines) - 10) if len(lines) > 10 else '')
+
+
 class _Damaged(Exception):
     """A damaged entry of the document: ``what`` names it, ``error`` says what is wrong."""
 
@@ -172,6 +198,7 @@ class _State(object):
                     twice.setdefault((namespace, address.version, int(address)), []).append(rid)
                     self.put(r, address.version, int(address))
         self.duplicates = _duplicates(twice)
+        self.overlaps = []
         for namespace, pools in _items(document.get('history', {})):
             for name, owners in _items(pools):
                 for owner, entries in _items(owners):
@@ -202,6 +229,10 @@ class _State(object):
         for addresses in held.values():
             addresses.sort()
 
+        self.overlaps = ['namespace %s: %s' % (namespace, found) for namespace, found in sorted(
+            (namespace, _overlaps(pools)) for namespace, pools in by_namespace.items()) if found]
+        if self.overlaps:
+            return
         for namespace, pools in by_namespace.items():
             def holding(version, first, last, namespace=namespace):
                 addresses = held.get((namespace, version), [])
@@ -453,6 +484,13 @@ class JsonStore(SpanStore):
                 'Resolve it by hand: delete one of the two reservation lines from the file (the reservation you '
                 'keep stays where it is), commit, and run the playbook again: the owner whose line you deleted '
                 'is given a new free address.' % (self.path, state.duplicates))
+        if state.overlaps:
+            raise StoreUnavailable(
+                'The JSON store %s holds pools that overlap: %s. Pools of one namespace may not overlap (a child '
+                'pool lies inside its parent); this happens when two branches of a git-kept plan each changed '
+                'a pool and were merged. Nothing was changed. Resolve it by hand: edit the subnets of one of the '
+                'pools in the file (or move it to another namespace), commit, and run the playbook again.'
+                % (self.path, '; '.join(state.overlaps)))
         return state
 
     def _damaged(self, what, error):
