@@ -344,6 +344,85 @@ def migrate_2(document):
 MIGRATIONS = {1: migrate_1, 2: migrate_2}
 
 
+def _current(document):
+    """A parsed document brought to this collection's schema version (``MIGRATIONS``); ValueError for one that
+    is not a netpool.ipam document, or is newer than this collection."""
+    version = document.get('schema_version') if isinstance(document, dict) else None
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= SCHEMA_VERSION:
+        raise ValueError('not a netpool.ipam JSON document of a schema version up to %d' % SCHEMA_VERSION)
+    while version < SCHEMA_VERSION:
+        document = MIGRATIONS[version](document)
+        version += 1
+    return document
+
+
+def _objects(document):
+    """A document as objects by identity: ('pool', ns, name), ('released', ns, pool, address) and
+    ('reservation', ns, pool, owner, key) -> their stored value as text; and history group -> entries as text."""
+    objects, history = {}, {}
+    for namespace, pools in _items(document.get('pools', {})):
+        for name, block in _items(pools):
+            objects[('pool', namespace, name)] = json.dumps(block['pool'], sort_keys=True)
+            for r in block.get('released', []):
+                objects[('released', namespace, name, r['address'])] = json.dumps(r, sort_keys=True)
+            for r in block.get('reservations', []):
+                objects[('reservation', namespace, name, r['owner'], r['key'])] = json.dumps(r, sort_keys=True)
+    for namespace, pools in _items(document.get('history', {})):
+        for name, owners in _items(pools):
+            for owner, entries in _items(owners):
+                history[(namespace, name, owner)] = [json.dumps(e, sort_keys=True) for e in entries]
+    return objects, history
+
+
+def merge(base, ours, theirs):
+    """A three-way merge of three parsed JSON store documents, object by object (what ``tools/merge_plan.py``,
+    the git merge driver, runs): a pool, a reservation or a resting address changed on one side only takes that
+    change; changed alike on both, the change; history entries of both sides are kept. Returns ``(text,
+    conflicts)``: the merged document as the store writes it, and the identities changed differently on both
+    sides (or a reservation left in a pool the other side deleted); with conflicts the text is None.
+
+    What the merge cannot see (one address taken by two reservations, pools that now overlap) is refused when
+    the merged document is read, as for any document."""
+    sides = [_objects(_current(d)) for d in (base, ours, theirs)]
+    (o, o_history), (a, a_history), (b, b_history) = sides
+    merged, conflicts = {}, []
+    for ident in sorted(set(o) | set(a) | set(b)):
+        was, mine, their = o.get(ident), a.get(ident), b.get(ident)
+        if mine == their or their == was:
+            value = mine
+        elif mine == was:
+            value = their
+        else:
+            conflicts.append(ident)
+            continue
+        if value is not None:
+            merged[ident] = value
+    pools = {}
+    for ident, value in merged.items():
+        if ident[0] == 'pool':
+            pools.setdefault(ident[1], {})[ident[2]] = {'pool': json.loads(value), 'released': [],
+                                                        'reservations': []}
+    for ident, value in sorted(merged.items()):
+        if ident[0] == 'pool':
+            continue
+        block = pools.get(ident[1], {}).get(ident[2])
+        if block is None:
+            conflicts.append(ident)
+            continue
+        block['released' if ident[0] == 'released' else 'reservations'].append(json.loads(value))
+    history = {}
+    for group in sorted(set(o_history) | set(a_history) | set(b_history)):
+        was = set(o_history.get(group, []))
+        entries = set(a_history.get(group, [])) | set(b_history.get(group, []))
+        entries -= set(e for e in was if e not in a_history.get(group, []) or e not in b_history.get(group, []))
+        if entries:
+            parsed = sorted((json.loads(e) for e in entries), key=lambda e: (e['time'], e['id']))
+            history.setdefault(group[0], {}).setdefault(group[1], {})[group[2]] = parsed
+    if conflicts:
+        return None, conflicts
+    return _State({'schema_version': SCHEMA_VERSION, 'pools': pools, 'history': history}).document(), []
+
+
 class JsonStore(SpanStore):
     kind = 'json'
 

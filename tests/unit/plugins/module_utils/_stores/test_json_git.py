@@ -14,6 +14,7 @@
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -128,7 +129,7 @@ def branch_off(tmp_path, build):
     build(s)
     s.store.close()
     ok(tmp_path / 'a', 'add', '-A')
-    ok(tmp_path / 'a', 'commit', '-qm', 'base of the test')
+    ok(tmp_path / 'a', 'commit', '-q', '--allow-empty', '-m', 'base of the test')
     ok(tmp_path / 'b', 'pull', '-q', str(tmp_path / 'a'), 'main')
 
 
@@ -165,3 +166,94 @@ def test_a_child_pool_inside_its_parent_is_no_overlap(origin):
                                   s.pool('c', parent='p', prefix_length=28)))
     s = svc(origin / 'b')
     assert [p['name'] for p in s.info()['pools'] if p['name'] in ('p', 'c')] == ['c', 'p']
+
+
+DRIVER = os.path.join(os.path.dirname(__file__), *(['..'] * 5), 'tools', 'merge_plan.py')
+
+
+def with_driver(tmp_path, build=lambda s: None):
+    """``branch_off`` with the merge driver of tools/merge_plan.py: .gitattributes committed, the driver set up
+    in clone a (where ``merge`` merges), as docs/stores.md tells a user to."""
+    (tmp_path / 'a' / '.gitattributes').write_text('plan.json merge=netpool-ipam\n')
+    branch_off(tmp_path, build)
+    ok(tmp_path / 'a', 'config', 'merge.netpool-ipam.name', 'netpool.ipam JSON store')
+    ok(tmp_path / 'a', 'config', 'merge.netpool-ipam.driver',
+       '%s %s %%O %%A %%B %%P' % (sys.executable, os.path.abspath(DRIVER)))
+
+
+def add_pools(tmp_path):
+    """Each clone adds a pool to namespace default; both names sort before 'db': one insertion point."""
+    for name, pool, cidr in (('a', 'app', '10.5.0.0/24'), ('b', 'cache', '10.6.0.0/24')):
+        s = svc(tmp_path / name)
+        s.pool(pool, subnets=[{'cidr': cidr}])
+        s.reserve(pool, 'first')
+        s.store.close()
+
+
+def test_two_branches_adding_a_pool_each_conflict_as_text(origin):
+    """Why the driver: git's line merge calls two additions at one insertion point a conflict, whatever the
+    layout (the JSON store sorts pools by name; 'app' and 'cache' both go before 'db')."""
+    branch_off(origin, lambda s: None)
+    add_pools(origin)
+    assert merge(origin).returncode != 0
+
+
+def test_with_the_driver_two_branches_adding_a_pool_each_merge_cleanly(origin):
+    with_driver(origin)
+    add_pools(origin)
+    done = merge(origin)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert '<<<<<<<' not in (origin / 'a' / 'plan.json').read_text()
+    merged = svc(origin / 'a')
+    pools = dict((p['name'], p['used']) for p in merged.info()['pools'])
+    assert pools == {'app': 1, 'cache': 1, 'db': 1, 'web': 2}
+    assert merged.verify()['problems'] == []
+    assert merged.reserve('cache', 'second')['reservation']['address'] == '10.6.0.2'
+    created = [e['pool'] for e in merged.info(history=True)['history'] if e['action'] == 'create']
+    assert 'app' in created and 'cache' in created
+
+
+def test_with_the_driver_a_release_beside_a_new_reservation_merges_without_bringing_it_back(origin):
+    """A deletion next to another branch's addition is one hunk to git's line merge; object by object, the
+    released reservation stays released and the new one is kept."""
+    with_driver(origin)
+    a = svc(origin / 'a')
+    a.release(pool='web', owner='web-m')
+    a.store.close()
+    b = svc(origin / 'b')
+    b.reserve('web', 'web-n', address='10.0.0.40')
+    b.reserve('web', 'web-a', address='10.0.0.41')
+    b.store.close()
+    done = merge(origin)
+    assert done.returncode == 0, done.stdout + done.stderr
+    held = dict((r['owner'], r['address']) for r in svc(origin / 'a').info()['reservations'])
+    assert held == {'web-a': '10.0.0.41', 'web-n': '10.0.0.40', 'web-z': '10.0.0.11', 'db-m': '10.0.1.1'}
+
+
+def test_with_the_driver_one_pool_changed_differently_on_both_sides_is_a_conflict(origin):
+    with_driver(origin)
+    for name, text in (('a', 'web servers'), ('b', 'frontends')):
+        s = svc(origin / name)
+        s.pool('web', description=text)
+        s.store.close()
+    done = merge(origin)
+    assert done.returncode != 0
+    assert 'pool default web' in done.stdout + done.stderr
+    assert '<<<<<<<' in (origin / 'a' / 'plan.json').read_text()
+
+
+def test_with_the_driver_what_only_the_whole_plan_shows_is_still_refused_at_load(origin):
+    """Two dynamic reservations of one free address, or two pools made to overlap: each side is a clean change
+    of its own objects, so the merge takes both; reading the merged plan refuses it as without the driver."""
+    with_driver(origin, lambda s: (s.pool('x', subnets=[{'cidr': '10.2.0.0/24'}]),
+                                   s.pool('y', subnets=[{'cidr': '10.2.4.0/24'}])))
+    a = svc(origin / 'a')
+    a.pool('x', subnets=[{'cidr': '10.2.0.0/22'}])
+    a.store.close()
+    b = svc(origin / 'b')
+    b.pool('y', subnets=[{'cidr': '10.2.2.0/24'}])
+    b.store.close()
+    assert merge(origin).returncode == 0
+    with pytest.raises(IpamError) as info:
+        svc(origin / 'a').info()
+    assert info.value.code == 'store_unavailable' and 'pool x (10.2.0.0/22) and pool y' in info.value.msg
