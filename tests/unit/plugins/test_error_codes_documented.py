@@ -23,9 +23,10 @@ def test_every_code_is_in_the_table():
     documented = table()
     # the codes of module_utils, and the one the lookup and the Terraform data source raise of their own
     used = set(ERRORS) | {'not_reserved'}
-    assert "'not_reserved'" in open(os.path.join(ROOT, 'plugins', 'lookup', 'address.py')).read()
-    assert "code = 'not_reserved'" in open(os.path.join(ROOT, 'terraform', 'netpool_terraform',
-                                                       'resources.py')).read()
+    lookup = os.path.join(ROOT, 'plugins', 'lookup', 'address.py')
+    terraform = os.path.join(ROOT, 'terraform', 'netpool_terraform', 'resources.py')
+    with open(lookup) as f, open(terraform) as g:
+        assert "'not_reserved'" in f.read() and "code = 'not_reserved'" in g.read()
     assert sorted(used - set(documented)) == []
 
 
