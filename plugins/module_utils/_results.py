@@ -107,16 +107,13 @@ class Results(object):
         return found
 
     def rested(self, pool):
-        """The addresses (version, address) whose reuse delay is over in some pool of ``pool``'s family and that
-        rest in none of them still: the next allocation in the family gives them back (``FreeSpace.settle``),
-        so a read reports them free now, without writing (``back`` says which go back to ``pool``)."""
+        """The addresses (version, address) whose reuse delay is over in some pool of ``pool``'s family: the next
+        allocation in the family gives them back (``FreeSpace.settle``), so a read reports them free now,
+        without writing (``back`` says which go back to ``pool``)."""
         now = self.stamp()
         free_space = self.store.free_space()
-        due, waiting = set(), set()
-        for member in _freespace.family(self.store, pool):
-            for v, n, until in free_space.resting(member):
-                (due if until <= now else waiting).add((v, n))
-        return due - waiting
+        return set((v, n) for member in _freespace.family(self.store, pool)
+                   for v, n, _until in free_space.resting(member, due=now))
 
     def back(self, pool, rested, subnet, allocatable, first, last):
         """Of ``rested``, the addresses in [first, last] of ``subnet`` that go back to ``pool`` (whose
