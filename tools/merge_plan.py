@@ -64,7 +64,8 @@ def main(argv=None):
                 text = f.read()
             documents.append(json.loads(text) if text.strip() else {'schema_version': _json.SCHEMA_VERSION})
         merged, conflicts = _json.merge(*documents)
-    except (ValueError, KeyError, TypeError, AttributeError) as e:
+    except Exception as e:     # anything this collection cannot read as a plan: git's own merge, as without the driver
+        e = '%s: %s' % (type(e).__name__, e)
         sys.stderr.write('netpool.ipam: %s is not a netpool.ipam JSON store this collection reads (%s): merged as '
                          'text.\n' % (name, e))
         return 1 if _text_merge(base, ours, theirs, name) else 0
