@@ -257,3 +257,29 @@ def test_with_the_driver_what_only_the_whole_plan_shows_is_still_refused_at_load
     with pytest.raises(IpamError) as info:
         svc(origin / 'a').info()
     assert info.value.code == 'store_unavailable' and 'pool x (10.2.0.0/22) and pool y' in info.value.msg
+
+
+def test_the_driver_merges_a_plan_still_in_an_old_layout(tmp_path):
+    """The base (or a side) may be a version 1 document, written before the layout was grouped per pool: it is
+    read through the store's migrations, and the merge is written in today's layout."""
+    import json
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
+    fixture = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures', 'state-v1.json')
+    with open(fixture) as f:
+        old = json.load(f)
+    (tmp_path / 'old.json').write_text(json.dumps(old))
+    ours = svc_at(tmp_path / 'old.json')
+    ours.reserve('web', 'added-here', address='10.0.0.44')
+    ours.store.close()
+    with open(str(tmp_path / 'old.json')) as f:
+        text, conflicts = _json.merge(old, json.load(f), old)
+    assert conflicts == []
+    (tmp_path / 'merged.json').write_text(text)
+    assert json.loads(text)['schema_version'] == _json.SCHEMA_VERSION
+    merged = svc_at(tmp_path / 'merged.json')
+    assert 'added-here' in [r['owner'] for r in merged.info()['reservations']]
+    assert merged.verify()['problems'] == []
+
+
+def svc_at(path):
+    return Service(open_store(str(path)))
