@@ -70,6 +70,11 @@ class StoreUnavailable(IpamError):
     code = 'store_unavailable'
 
 
+class DamagedRow(StoreUnavailable):
+    """A row of a SQL store that cannot be read as netpool.ipam data (edited by hand, damaged): the message names
+    the table and the row. ``info`` with ``verify`` reports such rows as problems instead of failing."""
+
+
 class StoreAbsent(StoreUnavailable):
     """Work on a store file that does not exist (opened with ``create=False``) would commit a change.
 

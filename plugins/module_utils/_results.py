@@ -75,11 +75,13 @@ class Results(object):
         free_space = self.store.free_space()
         now = self.stamp()
         subnets, total = [], {'size': 0, 'used': 0, 'free': 0}
+        rested = self.rested(pool)
         for subnet in pool.subnets:
             allocatable = subnet.allocatable(_freespace.carved(subnet, children))
             size = iv.count(allocatable)
             free = free_space.count(pool, subnet.version, subnet.first, subnet.last)
             free += len(self.lapsed(pool, subnet, allocatable, subnet.first, subnet.last))
+            free += len(self.back(pool, rested, subnet, allocatable, subnet.first, subnet.last))
             used = count(pool.namespace, pool.name, version=subnet.version, first=subnet.first, last=subnet.last) \
                 - count(pool.namespace, pool.name, version=subnet.version, first=subnet.first, last=subnet.last,
                         expires_before=now)
@@ -104,6 +106,21 @@ class Results(object):
                 found.append(r.address)
         return found
 
+    def rested(self, pool):
+        """The addresses (version, address) whose reuse delay is over in some pool of ``pool``'s family: the next
+        allocation in the family gives them back (``FreeSpace.settle``), so a read reports them free now,
+        without writing (``back`` says which go back to ``pool``)."""
+        now = self.stamp()
+        free_space = self.store.free_space()
+        return set((v, n) for member in _freespace.family(self.store, pool)
+                   for v, n, _until in free_space.resting(member, due=now))
+
+    def back(self, pool, rested, subnet, allocatable, first, last):
+        """Of ``rested``, the addresses in [first, last] of ``subnet`` that go back to ``pool`` (whose
+        ``allocatable`` this is): allocatable here and held by no reservation."""
+        return [n for v, n in sorted(rested) if v == subnet.version and first <= n <= last
+                and iv.contains(allocatable, n) and self.store.holder(pool.namespace, v, n) is None]
+
     def map(self, pool, subnet, children=None):
         """Per range of at most MAP_LIMIT addresses (Ganeti's map): X held (by any reservation of the namespace:
         a parent's forced address in a child too), . free (dynamic allocation could take it now: what ``free``
@@ -121,6 +138,7 @@ class Results(object):
                 held = set(r.address for r in self.store.find_reservations(ns, version=version, first=first, last=last)
                            if not r.expired(now))
                 lapsed = self.lapsed(pool, subnet, allocatable, first, last)
+                lapsed += self.back(pool, self.rested(pool), subnet, allocatable, first, last)
                 free = iv.merge([(a, b) for _v, a, b in free_space.spans(pool, version, first, last)]
                                 + [(n, n) for n in lapsed])
                 entry['map'] = ''.join(

@@ -24,7 +24,7 @@ import time
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv, _metadata
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
-    AddressExcluded, AddressInUse, AddressOutOfPool, InvalidArgument, PoolExhausted, PoolInUse,
+    AddressExcluded, AddressInUse, AddressOutOfPool, DamagedRow, InvalidArgument, PoolExhausted, PoolInUse,
     PoolNotFound, PoolOverlap)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
 from ansible_collections.netpool.ipam.plugins.module_utils._results import Results
@@ -884,7 +884,10 @@ class Service(object):
         repaired = []
         for (ns, name), found in sorted(broken.items()):
             pool, free = self.store.get_pool(ns, name), self.store.free_space()
-            before = [iv.format_span(*s) for s in free.spans(pool)]
+            try:
+                before = [iv.format_span(*s) for s in free.spans(pool)]
+            except DamagedRow:          # a damaged free span: derived, rebuilt like any other
+                before = None
             free.rebuild(pool)
             after = [iv.format_span(*s) for s in free.spans(pool)]
             left = set(p['code'] for p in _verify.free_problems(self.store, pool))
@@ -899,7 +902,27 @@ class Service(object):
     def info(self, namespace='default', pool=None, owner=None, key=None, address=None, history=False,
              map=False, verify=False, repair=False, check=False):
         """What the filters select; with ``verify`` (or ``repair``) also ``verify(namespace, repair, check)``'s
-        result, run after the read (the figures read are those from before a repair)."""
+        result, run after the read (the figures read are those from before a repair). A damaged row that stops
+        the read (``DamagedRow``) fails a plain read; with ``verify`` it is one of the problems, and the read
+        gives no pools and no reservations (after a repair that fixed it, the read is made again)."""
+        read = (namespace, pool, owner, key, address, history, map)
+        try:
+            result = self._info(*read)
+        except DamagedRow:
+            if not (verify or repair):
+                raise
+            result = None
+        if verify or repair:
+            checked = self.verify(namespace, repair=repair, check=check)
+            if result is None:
+                try:
+                    result = self._info(*read)
+                except DamagedRow:
+                    result = {'changed': False, 'pools': [], 'reservations': []}
+            result.update(checked)
+        return result
+
+    def _info(self, namespace, pool, owner, key, address, history, map):
         check_name(namespace, 'namespace')
         wanted = _address(address) if address is not None else None
         with self.store.transaction(write=False):
@@ -928,6 +951,4 @@ class Service(object):
             if history:
                 result['history'] = self.store.find_history(
                     namespace, pool, owner, iv.to_str(*wanted) if wanted else None)
-        if verify or repair:
-            result.update(self.verify(namespace, repair=repair, check=check))
         return result

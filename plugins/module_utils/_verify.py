@@ -20,10 +20,14 @@ involved and a ``code`` per kind of problem:
   (``_freespace.expected``: allocatable less held in the namespace less resting in any pool of it);
 - ``parent_missing``: a child pool whose parent does not exist;
 - ``child_outside_parent``: a subnet of a child pool not inside a subnet of its parent;
-- ``pool_overlap``: subnets of two pools of the namespace overlap and neither pool descends from the other.
+- ``pool_overlap``: subnets of two pools of the namespace overlap and neither pool descends from the other;
+- ``damaged_row`` (``damaged_free_span`` for a free span): a stored row that cannot be read (a SQL store
+  edited by hand or damaged). While a pool, reservation or resting-address row of the namespace is damaged,
+  only the damaged rows are reported (the rest cannot be read); a damaged free span skips its pool's
+  free-space checks.
 
-The ``free_*`` codes (``REPAIRABLE``) are derived state: rebuilding the pool's free spans fixes them. Every
-other code needs a human decision, which its ``message`` describes.
+The ``free_*`` codes and ``damaged_free_span`` (``REPAIRABLE``) are derived state: rebuilding the pool's free
+spans fixes them. Every other code needs a human decision, which its ``message`` describes.
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv
@@ -38,9 +42,11 @@ FREE_MISMATCH = 'free_space_mismatch'
 PARENT_MISSING = 'parent_missing'
 CHILD_OUTSIDE = 'child_outside_parent'
 POOL_OVERLAP = 'pool_overlap'
+DAMAGED_ROW = 'damaged_row'
+DAMAGED_FREE = 'damaged_free_span'
 
 #: what ``repair`` fixes by rebuilding the pool's free spans (derived state: no human decision needed)
-REPAIRABLE = frozenset((FREE_OVERLAP, FREE_OUTSIDE, FREE_MISMATCH))
+REPAIRABLE = frozenset((FREE_OVERLAP, FREE_OUTSIDE, FREE_MISMATCH, DAMAGED_FREE))
 
 _RERUN = ' Then run netpool.ipam.info with verify: true again.'
 
@@ -62,20 +68,47 @@ def problem(code, namespace, message, pools=(), reservations=(), addresses=()):
 
 def namespaces(store):
     """Every namespace that holds a pool or a reservation, sorted."""
-    found = set(p.namespace for p in store.list_pools())
-    found.update(r.namespace for r in store.find_reservations())
-    return sorted(found)
+    return store.namespaces()
+
+
+def damaged(store, namespace):
+    """The rows of ``namespace`` its store cannot read (``Store.damaged_rows``), as problems."""
+    found = []
+    for row in store.damaged_rows(namespace):
+        if row['table'] == 'free_span':
+            found.append(problem(
+                DAMAGED_FREE, namespace,
+                "The stored free spans of pool '%s' hold a damaged row (%s): %s. Free spans are derived: repair: "
+                "true rebuilds the pool's free spans." % (row['pool'], row['row'], row['error']),
+                pools=[row['pool']]))
+        else:
+            found.append(problem(
+                DAMAGED_ROW, namespace,
+                "A stored row of pool '%s' cannot be read (%s): %s. Restore the store from a backup, or correct or "
+                "delete the row by hand (a deleted reservation is made again by its task, a deleted pool by its "
+                "netpool.ipam.pool task). The other checks of namespace '%s' run once it can be read."
+                % (row['pool'], row['row'], row['error'], namespace) + _RERUN,
+                pools=[row['pool']]))
+    return found
 
 
 def problems(store, namespace):
     """The violations of the SPEC §5 invariants in ``namespace``."""
+    broken = damaged(store, namespace)
+    if any(p['code'] == DAMAGED_ROW for p in broken):
+        return broken
+    skip = set(p['pools'][0] for p in broken)       # a pool whose free spans cannot be read
+    return broken + _problems(store, namespace, skip)
+
+
+def _problems(store, namespace, skip=()):
     pools = store.list_pools(namespace)
     by_name = dict((p.name, p) for p in pools)
     reservations = store.find_reservations(namespace)
     found = _duplicates(namespace, reservations)
     found += _outside(namespace, reservations, by_name)
     for pool in pools:
-        found += free_problems(store, pool)
+        found += free_problems(store, pool) if pool.name not in skip else []
     found += _families(namespace, pools, by_name)
     found += _overlaps(namespace, pools, by_name)
     return found

@@ -62,7 +62,9 @@ options:
         under a reuse delay (C(free_space_mismatch)), its free spans not overlapping each other
         (C(free_span_overlap)) nor lying outside its subnets (C(free_span_outside_pool)); child pools inside their
         parent (C(child_outside_parent)) and their parent existing (C(parent_missing)); no overlap between pools
-        of the namespace that are not carved one from the other (C(pool_overlap))."
+        of the namespace that are not carved one from the other (C(pool_overlap)); every stored row of a SQLite or
+        PostgreSQL store readable (C(damaged_row), C(damaged_free_span): a row edited by hand or damaged, which
+        fails any other read with C(store_unavailable) naming the table and the row)."
       - To check several namespaces, run the task once per namespace (O(namespace) in a loop).
       - The O(pool), O(owner), O(key) and O(address) filters apply to RV(pools) and RV(reservations) only.
     type: bool
@@ -70,7 +72,8 @@ options:
   repair:
     description:
       - Verify (as O(verify=true), which it implies) and fix the problems that need no human decision. The free
-        space of a pool (C(free_space_mismatch), C(free_span_overlap), C(free_span_outside_pool)) is derived
+        space of a pool (C(free_space_mismatch), C(free_span_overlap), C(free_span_outside_pool),
+        C(damaged_free_span)) is derived
         state, rebuilt from the pool's subnets, ranges, exclusions, the reservations and the resting addresses,
         in one transaction, recorded in the history (action C(repair)).
       - Everything else is only reported, with a message saying what a person should decide and do.
@@ -212,7 +215,7 @@ problems:
       pools). An empty list when the store keeps every invariant.
     - "C(code): C(duplicate_holder), C(reservation_pool_missing), C(reservation_outside_pool),
       C(free_span_overlap), C(free_span_outside_pool), C(free_space_mismatch), C(parent_missing),
-      C(child_outside_parent) or C(pool_overlap) (see O(verify))."
+      C(child_outside_parent), C(pool_overlap), C(damaged_row) or C(damaged_free_span) (see O(verify))."
     - C(pools) (names), C(reservations) (the stored reservations, with C(namespace), C(pool), C(owner), C(key),
       C(address), C(static), C(metadata) and times) and C(addresses) (addresses, C(first-last) spans or CIDRs) are
       the objects involved; C(message) says what is wrong and what to do.

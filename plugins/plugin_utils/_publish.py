@@ -113,9 +113,11 @@ class Plan:
                     "The name %s is the hostname of %r and of %r: two owners cannot have one DNS name. Give one "
                     "of them another hostname in its metadata (ipam_hostname)." % (host.fqdn, owners[host.fqdn], host))
 
-    def dhcp_hosts(self, subnet):
-        """The hosts with a MAC in ``subnet``; two owners (or two IPv4 addresses) behind one MAC is an error."""
-        hosts = [h for h in self.by_subnet.get(subnet.cidr, ()) if h.mac is not None]
+    def dhcp_hosts(self, subnet, nested=()):
+        """The hosts with a MAC in ``subnet`` (and in the subnets ``nested`` inside it: child pools, served on
+        the same segment); two owners (or two IPv4 addresses) behind one MAC is an error."""
+        hosts = [h for s in [subnet] + list(nested) for h in self.by_subnet.get(s.cidr, ()) if h.mac is not None]
+        hosts.sort(key=lambda h: (int(h.address), h.owner, h.key))
         seen = {}
         for host in hosts:
             other = seen.setdefault(host.mac, host)
@@ -125,6 +127,17 @@ class Plan:
                     'host (and one IPv4 address) per subnet. Correct the mac in the metadata of one of them '
                     '(ipam_mac), or release one.' % (host.mac, other, host, subnet.cidr))
         return hosts
+
+    def outermost(self, version):
+        """The subnets of ``version`` that lie in no other subnet of the plan, each with the subnets nested in
+        it (child pools carved from it): ``[(subnet, [nested, ...])]`` in address order."""
+        found = []
+        for subnet in (s for s in self.subnets if s.version == version):     # an outer subnet comes first
+            if found and subnet.network in found[-1][0].network:
+                found[-1][1].append(subnet)
+            else:
+                found.append((subnet, []))
+        return found
 
     def domains(self):
         return sorted(set(p.domain for p in self.pools.values() if p.domain))
@@ -140,6 +153,24 @@ def _subnet_id(subnet):
     return zlib.crc32(subnet.cidr.encode('ascii')) % 4294967294 + 1
 
 
+def _kea_options(subnet, version):
+    """The ``option-data`` of a subnet: its gateway, its DNS servers of the family and its pool's domain."""
+    options = []
+    if version == 4:
+        if subnet.gateway:
+            options.append({'name': 'routers', 'data': subnet.gateway})
+        if subnet.dns:
+            options.append({'name': 'domain-name-servers', 'data': ', '.join(subnet.dns)})
+        if subnet.pool.domain:
+            options.append({'name': 'domain-name', 'data': subnet.pool.domain})
+    else:
+        if subnet.dns:
+            options.append({'name': 'dns-servers', 'data': ', '.join(subnet.dns)})
+        if subnet.pool.domain:
+            options.append({'name': 'domain-search', 'data': subnet.pool.domain})
+    return options
+
+
 def kea(info, version, config=None):
     """A whole Kea configuration, ``{"Dhcp4": {...}}`` or ``{"Dhcp6": {...}}``: ``config`` (the server's
     own settings) with ``subnet4``/``subnet6`` holding each subnet of the pools, its gateway, DNS servers
@@ -149,28 +180,19 @@ def kea(info, version, config=None):
                               % type(config).__name__)
     plan = Plan(info)
     subnets, ids = [], {}
-    for subnet in (s for s in plan.subnets if s.version == version):
+    for subnet, nested in plan.outermost(version):
         subnet_id = _subnet_id(subnet)
         if subnet_id in ids:
             raise InvalidArgument('The DHCP subnets %s and %s get the same Kea subnet id %d: publish them to two '
                                   'servers (two info results).' % (ids[subnet_id], subnet.cidr, subnet_id))
         ids[subnet_id] = subnet.cidr
-        options = []
-        if version == 4:
-            if subnet.gateway:
-                options.append({'name': 'routers', 'data': subnet.gateway})
-            if subnet.dns:
-                options.append({'name': 'domain-name-servers', 'data': ', '.join(subnet.dns)})
-            if subnet.pool.domain:
-                options.append({'name': 'domain-name', 'data': subnet.pool.domain})
-        else:
-            if subnet.dns:
-                options.append({'name': 'dns-servers', 'data': ', '.join(subnet.dns)})
-            if subnet.pool.domain:
-                options.append({'name': 'domain-search', 'data': subnet.pool.domain})
+        options = _kea_options(subnet, version)
+        # a child pool's subnet is served on its parent's segment: its hosts are reservations of the parent's
+        # entry, with the options the child sets otherwise than the parent (docs/publish.md)
+        own = dict((s.cidr, [o for o in _kea_options(s, version) if o not in options]) for s in nested)
         reservations = []
         by_mac = {}
-        for host in plan.dhcp_hosts(subnet):
+        for host in plan.dhcp_hosts(subnet, nested):
             if version == 6 and host.mac in by_mac:        # one owner's addresses behind one MAC
                 by_mac[host.mac]['ip-addresses'].append(str(host.address))
                 continue
@@ -181,6 +203,8 @@ def kea(info, version, config=None):
                 entry['ip-addresses'] = [str(host.address)]
             if host.hostname:
                 entry['hostname'] = host.fqdn or host.hostname
+            if own.get(str(host.network.cidr)):
+                entry['option-data'] = own[str(host.network.cidr)]
             by_mac[host.mac] = entry
             reservations.append(entry)
         item = {'id': subnet_id, 'subnet': subnet.cidr}

@@ -245,6 +245,19 @@ class Store(abc.ABC):
     def clear_history(self):
         """Forget all history (only an import that replaces a whole state does this)."""
 
+    # -- damage ---------------------------------------------------------
+    def damaged_rows(self, namespace=None):
+        """The stored objects of ``namespace`` (of every namespace with None) that cannot be read, each a dict
+        of ``table``, ``namespace``, ``pool``, ``row`` (what names it) and ``error``. A store that refuses a
+        damaged document whole when it opens it (JSON) or reads another system's objects (NetBox) has none."""
+        return []
+
+    def namespaces(self):
+        """Every namespace that holds a pool or a reservation, sorted (read even where rows are damaged)."""
+        found = set(p.namespace for p in self.list_pools())
+        found.update(r.namespace for r in self.find_reservations())
+        return sorted(found)
+
 
 class SpanStore(Store):
     """A store that keeps each pool's free space as spans, and the addresses resting under a reuse delay

@@ -119,6 +119,32 @@ def _duplicates(holders):
     return '; '.join(lines) + ('; and %d more' % (len(twice) - 10) if len(twice) > 10 else '')
 
 
+def _overlaps(pools):
+    """``pools``: the pools of one namespace. The message for subnets of two pools that overlap, where neither
+    pool is an ancestor of the other (a child pool lies inside its parent by design), or None."""
+    parent_of = dict((p.name, p.parent) for p in pools)
+
+    def ancestors(name):
+        found = []
+        while parent_of.get(name) is not None and parent_of[name] not in found:
+            name = parent_of[name]
+            found.append(name)
+        return found
+
+    lines, active = [], []
+    subnets = sorted((s.version, s.first, s.last, p.name, s.cidr) for p in pools for s in p.subnets)
+    for version, first, last, name, cidr in subnets:
+        active = [a for a in active if a[0] == version and a[2] >= first]
+        for _v, _f, _l, other, other_cidr in active:
+            if other != name and other not in ancestors(name) and name not in ancestors(other):
+                lines.append('pool %s (%s) and pool %s (%s) overlap in %s' % (
+                    other, other_cidr, name, cidr, iv.format_span(version, first, min(last, _l))))
+        active.append((version, first, last, name, cidr))
+    if not lines:
+        return None
+    return '; '.join(lines[:10]) + ('; and %d more' % (len(lines) - 10) if len(lines) > 10 else '')
+
+
 class _Damaged(Exception):
     """A damaged entry of the document: ``what`` names it, ``error`` says what is wrong."""
 
@@ -172,6 +198,7 @@ class _State(object):
                     twice.setdefault((namespace, address.version, int(address)), []).append(rid)
                     self.put(r, address.version, int(address))
         self.duplicates = _duplicates(twice)
+        self.overlaps = []
         for namespace, pools in _items(document.get('history', {})):
             for name, owners in _items(pools):
                 for owner, entries in _items(owners):
@@ -202,6 +229,10 @@ class _State(object):
         for addresses in held.values():
             addresses.sort()
 
+        self.overlaps = ['namespace %s: %s' % (namespace, found) for namespace, found in sorted(
+            (namespace, _overlaps(pools)) for namespace, pools in by_namespace.items()) if found]
+        if self.overlaps:
+            return
         for namespace, pools in by_namespace.items():
             def holding(version, first, last, namespace=namespace):
                 addresses = held.get((namespace, version), [])
@@ -311,6 +342,85 @@ def migrate_2(document):
 
 #: schema version -> function(document) bringing it to the next version
 MIGRATIONS = {1: migrate_1, 2: migrate_2}
+
+
+def _current(document):
+    """A parsed document brought to this collection's schema version (``MIGRATIONS``); ValueError for one that
+    is not a netpool.ipam document, or is newer than this collection."""
+    version = document.get('schema_version') if isinstance(document, dict) else None
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= SCHEMA_VERSION:
+        raise ValueError('not a netpool.ipam JSON document of a schema version up to %d' % SCHEMA_VERSION)
+    while version < SCHEMA_VERSION:
+        document = MIGRATIONS[version](document)
+        version += 1
+    return document
+
+
+def _objects(document):
+    """A document as objects by identity: ('pool', ns, name), ('released', ns, pool, address) and
+    ('reservation', ns, pool, owner, key) -> their stored value as text; and history group -> entries as text."""
+    objects, history = {}, {}
+    for namespace, pools in _items(document.get('pools', {})):
+        for name, block in _items(pools):
+            objects[('pool', namespace, name)] = json.dumps(block['pool'], sort_keys=True)
+            for r in block.get('released', []):
+                objects[('released', namespace, name, r['address'])] = json.dumps(r, sort_keys=True)
+            for r in block.get('reservations', []):
+                objects[('reservation', namespace, name, r['owner'], r['key'])] = json.dumps(r, sort_keys=True)
+    for namespace, pools in _items(document.get('history', {})):
+        for name, owners in _items(pools):
+            for owner, entries in _items(owners):
+                history[(namespace, name, owner)] = [json.dumps(e, sort_keys=True) for e in entries]
+    return objects, history
+
+
+def merge(base, ours, theirs):
+    """A three-way merge of three parsed JSON store documents, object by object (what ``tools/merge_plan.py``,
+    the git merge driver, runs): a pool, a reservation or a resting address changed on one side only takes that
+    change; changed alike on both, the change; history entries of both sides are kept. Returns ``(text,
+    conflicts)``: the merged document as the store writes it, and the identities changed differently on both
+    sides (or a reservation left in a pool the other side deleted); with conflicts the text is None.
+
+    What the merge cannot see (one address taken by two reservations, pools that now overlap) is refused when
+    the merged document is read, as for any document."""
+    sides = [_objects(_current(d)) for d in (base, ours, theirs)]
+    (o, o_history), (a, a_history), (b, b_history) = sides
+    merged, conflicts = {}, []
+    for ident in sorted(set(o) | set(a) | set(b)):
+        was, mine, their = o.get(ident), a.get(ident), b.get(ident)
+        if mine == their or their == was:
+            value = mine
+        elif mine == was:
+            value = their
+        else:
+            conflicts.append(ident)
+            continue
+        if value is not None:
+            merged[ident] = value
+    pools = {}
+    for ident, value in merged.items():
+        if ident[0] == 'pool':
+            pools.setdefault(ident[1], {})[ident[2]] = {'pool': json.loads(value), 'released': [],
+                                                        'reservations': []}
+    for ident, value in sorted(merged.items()):
+        if ident[0] == 'pool':
+            continue
+        block = pools.get(ident[1], {}).get(ident[2])
+        if block is None:
+            conflicts.append(ident)
+            continue
+        block['released' if ident[0] == 'released' else 'reservations'].append(json.loads(value))
+    history = {}
+    for group in sorted(set(o_history) | set(a_history) | set(b_history)):
+        was = set(o_history.get(group, []))
+        entries = set(a_history.get(group, [])) | set(b_history.get(group, []))
+        entries -= set(e for e in was if e not in a_history.get(group, []) or e not in b_history.get(group, []))
+        if entries:
+            parsed = sorted((json.loads(e) for e in entries), key=lambda e: (e['time'], e['id']))
+            history.setdefault(group[0], {}).setdefault(group[1], {})[group[2]] = parsed
+    if conflicts:
+        return None, conflicts
+    return _State({'schema_version': SCHEMA_VERSION, 'pools': pools, 'history': history}).document(), []
 
 
 class JsonStore(SpanStore):
@@ -453,6 +563,13 @@ class JsonStore(SpanStore):
                 'Resolve it by hand: delete one of the two reservation lines from the file (the reservation you '
                 'keep stays where it is), commit, and run the playbook again: the owner whose line you deleted '
                 'is given a new free address.' % (self.path, state.duplicates))
+        if state.overlaps:
+            raise StoreUnavailable(
+                'The JSON store %s holds pools that overlap: %s. Pools of one namespace may not overlap (a child '
+                'pool lies inside its parent); this happens when two branches of a git-kept plan each changed '
+                'a pool and were merged. Nothing was changed. Resolve it by hand: edit the subnets of one of the '
+                'pools in the file (or move it to another namespace), commit, and run the playbook again.'
+                % (self.path, '; '.join(state.overlaps)))
         return state
 
     def _damaged(self, what, error):

@@ -17,7 +17,7 @@ import json
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import AddressInUse, StoreUnavailable
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import AddressInUse, DamagedRow, StoreUnavailable
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SpanStore
 
@@ -46,6 +46,41 @@ INDEXES = tuple(i for i in INDEXES_2 if 'reservation_owner' not in i) + INDEXES_
 MIGRATIONS = {1: list(INDEXES_2), 2: ['DROP INDEX reservation_owner'] + list(INDEXES_3)}
 
 HISTORY_COLUMNS = ('time', 'namespace', 'pool', 'object', 'action', 'owner', 'key', 'address', 'old', 'new')
+
+
+#: what reading a damaged row as netpool.ipam data raises
+_DAMAGE = (KeyError, ValueError, TypeError, AttributeError)
+
+#: table -> the columns that name one of its rows (its primary key), and the columns read as data
+ROWS = {
+    'pool': (('namespace', 'name'), ('data',)),
+    'reservation': (('namespace', 'pool', 'owner', 'key'), ('address', 'data')),
+    'free_span': (('namespace', 'pool', 'first'), ('first', 'last')),
+    'released': (('namespace', 'pool', 'address'), ('address', 'until')),
+}
+
+
+def _read_row(table, values):
+    """Parse one row's data columns as the store reads them; raises one of ``_DAMAGE`` if it is damaged."""
+    if table == 'pool':
+        Pool.from_data(json.loads(values[0]))
+    elif table == 'reservation':
+        r = Reservation.from_data(json.loads(values[1]))
+        if r.address_key != values[0]:
+            raise ValueError('its address column %r is not the address of its data (%s)' % (values[0], r.address_str))
+    elif table == 'free_span':
+        first, last = iv.from_key(values[0]), iv.from_key(values[1])
+        if first[0] != last[0] or first[1] > last[1]:
+            raise ValueError('%r-%r is not a span of addresses' % tuple(values))
+    else:
+        iv.from_key(values[0])
+        if not isinstance(values[1], str):
+            raise TypeError('until is %r, not a time' % (values[1],))
+
+
+def _name_row(table, key):
+    """A row as messages name it: ``table`` and its key columns."""
+    return 'table %s, row %s' % (table, ', '.join('%s=%r' % pair for pair in zip(ROWS[table][0], key)))
 
 
 def _json(value):
@@ -226,7 +261,10 @@ class SqlStore(SpanStore):
         if pool is None:
             if len(self._parsed) > 1024:
                 self._parsed.clear()
-            pool = self._parsed[text] = Pool.from_data(json.loads(text))
+            try:
+                pool = self._parsed[text] = Pool.from_data(json.loads(text))
+            except _DAMAGE as e:
+                raise self._damaged('pool', 'data = ?', (text,), e)
         return pool
 
     #: the pools read in this transaction: namespace -> {name: Pool} (every pool of the namespace, read at
@@ -313,9 +351,11 @@ class SqlStore(SpanStore):
                           (namespace, name))
 
     # -- reservations ---------------------------------------------------
-    @staticmethod
-    def _reservation(row):
-        return Reservation.from_data(json.loads(row[0])) if row else None
+    def _reservation(self, row):
+        try:
+            return Reservation.from_data(json.loads(row[0])) if row else None
+        except _DAMAGE as e:
+            raise self._damaged('reservation', 'data = ?', (row[0],), e)
 
     def get_reservation(self, namespace, pool, owner, key):
         # its pool comes with it, in the same statement (the caller shapes the result with the pool's subnet)
@@ -405,10 +445,13 @@ class SqlStore(SpanStore):
                       reservation.ident)
 
     # -- free spans -----------------------------------------------------
-    @staticmethod
-    def _span(row):
+    def _span(self, row):
         if row is None:
             return None
+        try:
+            _read_row('free_span', row)
+        except _DAMAGE as e:
+            raise self._damaged('free_span', 'first = ? AND last = ?', tuple(row), e)
         version, first = iv.from_key(row[0])
         return (version, first, iv.from_key(row[1])[1])
 
@@ -479,7 +522,14 @@ class SqlStore(SpanStore):
         if due is not None:
             sql += ' AND until <= ?'
             params.append(due)
-        return [iv.from_key(k) + (until,) for k, until in self._rows(sql + ' ORDER BY address', params)]
+        rows = self._rows(sql + ' ORDER BY address', params)
+        for row in rows:
+            try:
+                _read_row('released', row)
+            except _DAMAGE as e:
+                raise self._damaged('released', 'namespace = ? AND pool = ? AND address = ?',
+                                    (namespace, pool, row[0]), e)
+        return [iv.from_key(k) + (until,) for k, until in rows]
 
     def remove_released(self, namespace, pool, version, address):
         self._execute('DELETE FROM released WHERE namespace = ? AND pool = ? AND address = ?',
@@ -511,3 +561,52 @@ class SqlStore(SpanStore):
 
     def clear_history(self):
         self._execute('DELETE FROM history')
+
+    # -- damaged rows ---------------------------------------------------
+    def _damaged(self, table, where, params, error):
+        """``DamagedRow`` for the row of ``table`` matching ``where`` that could not be read: it names the table
+        and the row (its key columns, read again here), says what is wrong and what to do."""
+        keys = ROWS[table][0]
+        try:
+            found = self._rows('SELECT %s FROM %s WHERE %s' % (', '.join(keys), table, where), params)
+        except Exception:       # the message names what it can: reading the row's key is only for the message
+            found = []
+        rows = '; '.join(_name_row(table, row) for row in found[:3]) or 'table %s' % table
+        return DamagedRow('The %s holds a damaged row (%s): %s. %s' % (
+            self._describe(), rows, _what(error), _what_to_do(table)), table=table)
+
+    def damaged_rows(self, namespace=None):
+        found = []
+        for table, (keys, columns) in sorted(ROWS.items()):
+            sql = 'SELECT %s FROM %s' % (', '.join(keys + columns), table)
+            params = ()
+            if namespace is not None:
+                sql, params = sql + ' WHERE namespace = ?', (namespace,)
+            for row in self._rows(sql + ' ORDER BY %s' % ', '.join(keys), params):
+                key, values = row[:len(keys)], row[len(keys):]
+                try:
+                    _read_row(table, values)
+                except _DAMAGE as e:
+                    found.append({'table': table, 'namespace': key[0], 'pool': key[1], 'row': _name_row(table, key),
+                                  'error': _what(e)})
+        return found
+
+    def namespaces(self):
+        return [r[0] for r in self._rows('SELECT namespace FROM pool UNION SELECT namespace FROM reservation '
+                                         'ORDER BY 1')]
+
+
+def _what(error):
+    """What is wrong with a damaged row, in one line."""
+    if isinstance(error, KeyError):
+        return 'its data lacks the key %s' % error
+    return '%s: %s' % (type(error).__name__, error)
+
+
+def _what_to_do(table):
+    if table == 'free_span':
+        return ('Free spans are derived: run netpool.ipam.info with repair: true to rebuild them (verify: true lists '
+                'every damaged row first).')
+    return ('Run netpool.ipam.info with verify: true to list every damaged row; then restore the store from a backup, '
+            'or correct or delete the row by hand (a deleted reservation is made again by its task, a deleted pool '
+            'by its netpool.ipam.pool task).')

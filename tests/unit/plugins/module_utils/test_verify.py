@@ -247,3 +247,79 @@ def test_info_verifies_the_task_namespace_only(svc, raw):
     assert fixed['changed'] is True and fixed['repaired'][0]['pool'] == 'lab'
     assert svc.info(namespace='lab', verify=True)['pools'][0]['free'] == 254
     assert 'problems' not in svc.info()
+
+
+#: damage -> (the table named, the row named, the problem verify reports); every one failed info with
+#: internal_error before issue 23
+DAMAGES = [
+    ("UPDATE free_span SET last = 'garbage' WHERE pool = 'web'",
+     'table free_span', "namespace='default', pool='web', first=", 'damaged_free_span'),
+    ("UPDATE reservation SET data = '{not json' WHERE owner = 'h1'",
+     'table reservation', "namespace='default', pool='web', owner='h1', key='default'", 'damaged_row'),
+    ("UPDATE pool SET data = '{}' WHERE name = 'db'",
+     'table pool', "namespace='default', name='db'", 'damaged_row'),
+    ("INSERT INTO released (namespace, pool, address, until) VALUES ('default', 'web', '4-zz', "
+     "'2026-01-01T00:00:00Z')",
+     'table released', "namespace='default', pool='web', address='4-zz'", 'damaged_row'),
+]
+
+
+@pytest.mark.parametrize('damage, table, row, code', DAMAGES, ids=[d[1].split()[1] for d in DAMAGES])
+def test_a_damaged_row_is_store_unavailable_and_a_problem_of_verify(svc, raw, damage, table, row, code):
+    raw.sql(damage)
+    state = raw_state(raw)
+    with pytest.raises(IpamError) as failed:
+        svc.info(map=True)
+    error = failed.value
+    assert error.code == 'store_unavailable', error.msg
+    assert table in error.msg and row in error.msg and 'verify: true' in error.msg, error.msg
+    assert 'Traceback' not in error.msg and 'internal' not in error.msg
+
+    found = svc.info(verify=True)
+    assert [(p['code'], p['repairable']) for p in found['problems']][:1] == [(code, code == 'damaged_free_span')]
+    assert table in found['problems'][0]['message'] and row in found['problems'][0]['message']
+    assert raw_state(raw) == state                  # verify writes nothing
+
+    fixed = svc.info(repair=True)
+    if code == 'damaged_free_span':                 # derived: rebuilt, and the store works again
+        assert fixed['changed'] is True and fixed['problems'][0]['repaired'] is True
+        assert svc.info(verify=True)['problems'] == []
+        assert svc.info()['pools'][1]['free'] == 39
+        assert svc.reserve('web', 'h3')['reservation']['address'] == '10.0.0.12'
+    else:                                           # needs a human decision: nothing is written
+        assert fixed['changed'] is False and fixed['problems'][0]['repaired'] is False
+        assert raw_state(raw) == state
+
+
+def raw_state(raw):
+    """Every row of the tables a store keeps (history aside), read outside the store."""
+    rows = {}
+    for table in ('pool', 'reservation', 'free_span', 'released'):
+        cursor = raw.conn.execute('SELECT * FROM %s' % table)
+        rows[table] = sorted(tuple(r) for r in cursor.fetchall())
+    return rows
+
+
+def test_the_info_module_reports_a_damaged_row(raw, capsys):
+    """Through the module, as a user meets it: store_unavailable, and verify: true runs and lists it."""
+    from ansible.module_utils.testing import patch_module_args
+    from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+    from ansible_collections.netpool.ipam.plugins.modules import info
+
+    def run(args):
+        with patch_module_args(dict(args, store=raw.spec)):
+            with pytest.raises(SystemExit) as exit_info:
+                info.main()
+        _runner._SERVICES.clear()
+        return exit_info.value.code, json.loads(capsys.readouterr().out)
+
+    service = Service(open_store(raw.spec))
+    service.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
+    service.store.close()
+    raw.sql("UPDATE free_span SET last = 'garbage' WHERE pool = 'web'")
+    code, out = run({})
+    assert code == 1 and out['error'] == 'store_unavailable' and 'table free_span' in out['msg'], out
+    code, out = run({'verify': True})
+    assert code == 0 and [p['code'] for p in out['problems']] == ['damaged_free_span'], out
+    code, out = run({'repair': True})
+    assert code == 0 and out['changed'] and out['pools'][0]['free'] == 254, out

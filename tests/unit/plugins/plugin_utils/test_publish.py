@@ -325,3 +325,37 @@ def test_the_role_refuses_a_shared_mac_before_writing_any_file(tmp_path):
     assert done.returncode == 0, done.stdout
     assert sorted(os.listdir(str(out))) == ['dnsmasq.conf', 'hosts', 'kea4.json', 'kea6.json', 'zones', 'zones.conf']
     svc.store.close()
+
+
+def test_a_child_pool_is_served_in_its_parents_kea_subnet(svc, tmp_path):
+    """A child carved at its parent's first address has the parent's network address: before issue 23 both got
+    one Kea subnet id and the filter refused the namespace. On one segment the child's hosts are reservations
+    of the parent's subnet entry, with the options the child sets otherwise."""
+    svc.pool('site', subnets=[{'cidr': '10.30.0.0/24', 'gateway': '10.30.0.1'},
+                              {'cidr': '2001:db8:30::/64'}], metadata={'domain': 'site.test'})
+    svc.pool('kid', parent='site', prefix_length=28, metadata={'domain': 'kid.test'})
+    svc.pool('kid6', parent='site', prefix_length=120)
+    svc.pool('other', subnets=[{'cidr': '10.31.0.0/24'}])
+    assert svc.info(pool='kid')['pools'][0]['subnets'][0]['cidr'] == '10.30.0.0/28'
+    svc.reserve('site', 'a1', metadata={'mac': mac(1)})
+    svc.reserve('kid', 'k1', metadata={'mac': mac(2)})
+    svc.reserve('other', 'o1', metadata={'mac': mac(3)})
+    svc.reserve('site', 'a1', key='v6', family='ipv6', metadata={'mac': mac(1, 6)})
+    svc.reserve('kid6', 'k6', metadata={'mac': mac(2, 6)})
+    addresses = held(svc)
+    info = svc.info()
+    config = F['kea_dhcp4'](info, config=KEA_BASE)
+    subnets = config['Dhcp4']['subnet4']
+    assert [(s['subnet'], s['id']) for s in subnets] == [('10.30.0.0/24', 0x0a1e0000), ('10.31.0.0/24', 0x0a1f0000)]
+    assert subnets[0]['reservations'] == [
+        {'hw-address': '52:54:00:04:00:02', 'ip-address': addresses[('k1', 'default')], 'hostname': 'k1.kid.test',
+         'option-data': [{'name': 'domain-name', 'data': 'kid.test'}]},
+        {'hw-address': '52:54:00:04:00:01', 'ip-address': addresses[('a1', 'default')], 'hostname': 'a1.site.test'}]
+    six = F['kea_dhcp6'](info, config=KEA_BASE)['Dhcp6']['subnet6']
+    assert [s['subnet'] for s in six] == ['2001:db8:30::/64']
+    assert sorted(r['hostname'] for r in six[0]['reservations']) == ['a1.site.test', 'k6']
+    for version in (4, 6):
+        path = tmp_path / ('kea-dhcp%d.json' % version)
+        path.write_text(json.dumps(F['kea_dhcp%d' % version](info, config=KEA_BASE)))
+        code, out = check(['kea-dhcp%d' % version, '-t', str(path)])
+        assert code == 0, out

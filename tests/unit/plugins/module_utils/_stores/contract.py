@@ -615,6 +615,20 @@ class ReuseDelayTests(Base):
         clock.advance(1)
         assert svc.reserve('p', 'h4')['reservation']['address'] == '10.0.0.1'
 
+    def test_info_reports_an_address_free_once_its_delay_is_over(self, svc, clock):
+        """Without an allocation in between (which would settle the delay): a read derives it (issue 23)."""
+        svc.pool('p', reuse_delay=300, subnets=[{'cidr': '10.0.0.0/29'}])
+        svc.reserve('p', 'h1')
+        svc.reserve('p', 'h2')
+        svc.release(owner='h1')
+        pool = svc.info(map=True)['pools'][0]
+        assert (pool['used'], pool['free'], pool['subnets'][0]['map'][0]['map']) == (1, 4, '-X....')
+        clock.advance(300)
+        pool = svc.info(map=True)['pools'][0]
+        assert (pool['used'], pool['free'], pool['subnets'][0]['free']) == (1, 5, 5)
+        assert pool['subnets'][0]['map'][0]['map'] == '.X....'
+        assert svc.reserve('p', 'h3')['reservation']['address'] == '10.0.0.1'     # allocation agrees
+
     def test_static_may_take_a_delayed_address(self, svc):
         svc.pool('p', reuse_delay='1h', subnets=[{'cidr': '10.0.0.0/29'}])
         svc.reserve('p', 'h1')
@@ -752,6 +766,10 @@ class FamilyTests(Base):
         assert svc.reserve('kid', 'h1')['reservation']['address'] == '10.82.0.2'
         assert svc.info(pool='kid', map=True)['pools'][0]['subnets'][0]['map'][0]['map'] == '-X...-'
         clock.advance(3601)                                     # over: the child hands it out
+        kid = svc.info(pool='kid', map=True)['pools'][0]        # and says so before any allocation
+        assert (kid['free'], kid['subnets'][0]['map'][0]['map']) == (4, '.X...-')
+        site = svc.info(pool='site')['pools'][0]
+        assert site['free'] == site['size'], site
         assert svc.reserve('kid', 'h2')['reservation']['address'] == '10.82.0.1'
 
     def test_an_expired_lease_of_the_parent_is_released_for_the_child(self, svc, clock):

@@ -1,0 +1,83 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""A git merge driver for a netpool.ipam JSON store kept in git: merges pool by pool, reservation by reservation.
+
+Git merges text line by line: two branches that each add a pool (or a reservation) that sorts into the same
+place of the document add lines at one insertion point, which git calls a conflict whatever the layout. This
+driver merges the documents as objects instead (``_json.merge``): a change made on one side only is taken,
+history of both sides is kept, and only one object changed differently on both sides is a conflict (then the
+file gets git's usual conflict markers, as without the driver). Set it up once per clone:
+
+    # .gitattributes (committed)
+    ipam.json merge=netpool-ipam
+    # each clone (git config is not committed)
+    git config merge.netpool-ipam.name "netpool.ipam JSON store"
+    git config merge.netpool-ipam.driver "python3 /path/to/ansible_collections/netpool/ipam/tools/merge_plan.py %O %A %B %P"
+
+Run it with a Python that has netaddr (the one that runs ansible-playbook). Exits 0 with the merged document
+in %A, 1 with a conflict (git's own text merge of the three files, markers and all, in %A).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import types
+
+
+def _import_collection():
+    """Make ``ansible_collections.netpool.ipam`` this checkout or installed copy, wherever it lies."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        import ansible_collections.netpool.ipam.plugins.module_utils._stores._json  # noqa: F401
+        return
+    except ImportError:
+        pass
+    for name, path in (('ansible_collections', []), ('ansible_collections.netpool', []),
+                       ('ansible_collections.netpool.ipam', [root])):
+        module = sys.modules.get(name) or types.ModuleType(name)
+        module.__path__ = list(getattr(module, '__path__', [])) + path
+        sys.modules[name] = module
+
+
+def _text_merge(base, ours, theirs, name):
+    """Git's own line merge, conflict markers and all, into ``ours``: what git does without this driver."""
+    return subprocess.call(['git', 'merge-file', '-L', name + ' (ours)', '-L', name + ' (base)',
+                            '-L', name + ' (theirs)', ours, base, theirs])
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) not in (3, 4):
+        sys.stderr.write('usage: merge_plan.py BASE OURS THEIRS [PATH] (git passes %O %A %B %P)\n')
+        return 2
+    base, ours, theirs = argv[:3]
+    name = argv[3] if len(argv) == 4 else ours
+    _import_collection()
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
+    try:
+        documents = []
+        for path in (base, ours, theirs):
+            with open(path) as f:
+                text = f.read()
+            documents.append(json.loads(text) if text.strip() else {'schema_version': _json.SCHEMA_VERSION})
+        merged, conflicts = _json.merge(*documents)
+    except Exception as e:     # anything this collection cannot read as a plan: git's own merge, as without the driver
+        e = '%s: %s' % (type(e).__name__, e)
+        sys.stderr.write('netpool.ipam: %s is not a netpool.ipam JSON store this collection reads (%s): merged as '
+                         'text.\n' % (name, e))
+        return 1 if _text_merge(base, ours, theirs, name) else 0
+    if conflicts:
+        sys.stderr.write('netpool.ipam: %s: changed differently on both branches: %s. Merged as text: resolve the '
+                         'conflict markers.\n' % (name, '; '.join(' '.join(c) for c in conflicts[:10])))
+        _text_merge(base, ours, theirs, name)
+        return 1
+    with open(ours, 'w') as f:
+        f.write(merged)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
