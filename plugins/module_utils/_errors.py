@@ -9,6 +9,7 @@ raise these; modules, action plugins and the lookup translate them into
 ``fail_json``/``AnsibleError`` at one place.
 """
 
+import difflib
 import sys
 
 
@@ -91,6 +92,29 @@ class InternalError(IpamError):
     """A bug: an exception that is not an ``IpamError``. The result carries its traceback in ``exception``
     (shown by Ansible at -vvv), never in ``msg``."""
     code = 'internal_error'
+
+
+def did_you_mean(name, names):
+    """`` Did you mean 'web'?`` for the names of ``names`` nearest to ``name`` (``difflib``, at most three), or
+    an empty string when none is near."""
+    if not isinstance(name, str):
+        return ''
+    close = difflib.get_close_matches(name, sorted(set(n for n in names if isinstance(n, str) and n != name)), n=3)
+    if not close:
+        return ''
+    return ' Did you mean %s?' % ' or '.join("'%s'" % n for n in close)
+
+
+def pool_not_found(name, namespace, names, then=''):
+    """``pool_not_found`` for pool ``name`` of ``namespace``, whose pools are ``names``: the nearest names, or,
+    when the namespace has no pool at all, the likeliest cause (another store than the one meant); ``then``
+    (what to do) ends the message."""
+    if names:
+        hint = did_you_mean(name, names)
+    else:
+        hint = (" Namespace '%s' of this store has no pool at all: is this the store you meant? A relative store "
+                "path is relative to the directory ansible-playbook was started from." % namespace)
+    return PoolNotFound("Pool '%s' does not exist in namespace '%s'.%s%s" % (name, namespace, hint, then))
 
 
 def missing_library(library, needed_for, requirement=None):
