@@ -117,6 +117,16 @@ def pool_not_found(name, namespace, names, then=''):
     return PoolNotFound("Pool '%s' does not exist in namespace '%s'.%s%s" % (name, namespace, hint, then))
 
 
+def read_only(store, why):
+    """``store_unavailable`` for a change to a store that can be read but not written (``store``: "SQLite store
+    PATH"; ``why``: what is not writable). Carries ``read_only: true``."""
+    return StoreUnavailable(
+        'The %s is read-only (%s): it can be read, but not changed, and nothing was written. To change it, give the '
+        'user running Ansible on the controller write access to the file and its directory (chmod or chown, '
+        'chattr -i, a writable mount), or copy it to a writable place and point store there.' % (store, why),
+        read_only=True)
+
+
 def missing_library(library, needed_for, requirement=None):
     """``store_unavailable`` for a Python library missing on the controller, saying how to install it.
 
