@@ -113,7 +113,8 @@ def pool_not_found(name, namespace, names, then=''):
         hint = did_you_mean(name, names)
     else:
         hint = (" Namespace '%s' of this store has no pool at all: is this the store you meant? A relative store "
-                "path is relative to the directory ansible-playbook was started from." % namespace)
+                "path is relative to the directory the command (ansible-playbook, terraform) was started from."
+                % namespace)
     return PoolNotFound("Pool '%s' does not exist in namespace '%s'.%s%s" % (name, namespace, hint, then))
 
 
