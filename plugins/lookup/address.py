@@ -63,8 +63,8 @@ notes:
     M(netpool.ipam.reservation) (for example C(pool_not_found), C(pool_exhausted), C(store_busy)), or C(not_reserved) for a missing
     reservation without O(allocate=true).
   - A relative O(store) path is relative to the directory C(ansible-playbook) or C(ansible-inventory) was started
-    from. Every error message ends by naming the store read, C((store: LOCATION)) (an absolute path, or the URL
-    with its password hidden).
+    from. Every error message ends by naming the store read (an absolute path, or the URL with its password
+    hidden).
   - An unknown pool names the nearest existing pools (C(Did you mean 'web'?)); C(not_reserved) names the nearest key
     the owner holds in the pool, or, when it holds none there, the nearest owner.
 seealso:
