@@ -87,6 +87,10 @@ def test_a_read_only_store_can_be_read_and_refuses_a_change(workdir, immutable, 
     assert lookup(['web'], owner='web1', store=store) == ['10.0.0.1']
     rerun = run(ReservationAction, {'pool': 'web', 'owner': 'web1', 'store': store})
     assert not rerun.get('failed') and rerun['changed'] is False, rerun
+    rerun = run(ReservationAction, {'pool': 'web', 'owners': ['web1'], 'store': store})    # roles/reserve's call
+    assert not rerun.get('failed') and rerun['changed'] is False, rerun
+    rerun = run(PoolAction, {'name': 'web', 'cidr': '10.0.0.0/28', 'store': store})
+    assert not rerun.get('failed') and rerun['changed'] is False, rerun
     predicted = run(ReservationAction, {'pool': 'web', 'owner': 'web2', 'store': store}, check=True)
     assert not predicted.get('failed') and predicted['reservation']['address'] == '10.0.0.2', predicted
 
@@ -129,3 +133,37 @@ def test_a_file_that_is_not_a_database_says_how_to_restore_it(workdir, content):
     with pytest.raises(_adapter.LookupIpamError, match='is not an SQLite database'):
         lookup(['web'], owner='h1')
     assert store.read_bytes() == content and files(workdir) == ['ipam.sqlite']
+
+
+def test_a_rerun_of_the_reserve_role_on_a_read_only_store(tmp_path, immutable):
+    """What a user reran: roles/reserve, the lookup and info, through ansible-playbook, on an immutable store."""
+    import json     # pylint: disable=import-outside-toplevel
+    import yaml     # pylint: disable=import-outside-toplevel
+    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+    from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin, ansible_env
+
+    store = tmp_path / 'ipam.sqlite'
+    service = Service(open_store(str(store)))
+    service.pool('web', subnets=[{'cidr': '10.0.0.0/28'}])
+    service.reserve_owners('web', ['web1', 'web2'])
+    service.store.close()
+    play = [{'hosts': 'all', 'gather_facts': False, 'roles': [{'role': 'netpool.ipam.reserve'}], 'tasks': [
+        {'name': 'info', 'netpool.ipam.info': {}, 'register': 'read', 'run_once': True, 'delegate_to': 'localhost'},
+        {'name': 'write', 'ansible.builtin.copy': {'dest': str(tmp_path / 'out' / '{{ inventory_hostname }}.json'),
+                                                   'mode': '0600', 'content': "{{ {'address': ipam_address, 'lookup':"
+                                                   " lookup('netpool.ipam.address', 'web', owner=inventory_hostname),"
+                                                   " 'pools': read.pools | length} | to_json }}"}}]}]
+    (tmp_path / 'play.yml').write_text(yaml.safe_dump(play))
+    (tmp_path / 'hosts.ini').write_text('[web]\nweb1\nweb2\n[all:vars]\nipam_pool=web\nansible_connection=local\n')
+    (tmp_path / 'out').mkdir()
+    before = files(tmp_path)
+    immutable(store)
+    proc = subprocess.run([ansible_bin('ansible-playbook'), '-i', 'hosts.ini', 'play.yml'], cwd=str(tmp_path),
+                          env=ansible_env(), capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count('changed: [') == 2, proc.stdout      # the two files written, nothing in the store
+    for host, address in (('web1', '10.0.0.1'), ('web2', '10.0.0.2')):
+        assert json.loads((tmp_path / 'out' / ('%s.json' % host)).read_text()) == {
+            'address': address, 'lookup': address, 'pools': 1}
+    assert files(tmp_path) == before
