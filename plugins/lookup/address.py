@@ -63,7 +63,10 @@ notes:
     M(netpool.ipam.reservation) (for example C(pool_not_found), C(pool_exhausted), C(store_busy)), or C(not_reserved) for a missing
     reservation without O(allocate=true).
   - A relative O(store) path is relative to the directory C(ansible-playbook) or C(ansible-inventory) was started
-    from.
+    from. Every error message ends by naming the store read (an absolute path, or the URL with its password
+    hidden).
+  - An unknown pool names the nearest existing pools (C(Did you mean 'web'?)); C(not_reserved) names the nearest key
+    the owner holds in the pool, or, when it holds none there, the nearest owner.
 seealso:
   - module: netpool.ipam.reservation
   - module: netpool.ipam.pool
@@ -113,7 +116,8 @@ from ansible.plugins.lookup import LookupBase
 from ansible_collections.netpool.ipam.plugins.module_utils import _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._options import (
     LOOKUP_OPTIONS, STORE_ENV, STORE_OPTIONS, STORE_TOKEN_ENV, option_errors)
-from ansible_collections.netpool.ipam.plugins.plugin_utils._adapter import LookupIpamError, lookup_call
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import did_you_mean
+from ansible_collections.netpool.ipam.plugins.plugin_utils._adapter import LookupIpamError, lookup_call, lookup_store
 
 OPTIONS = tuple(STORE_OPTIONS) + ('allocate', 'format')
 
@@ -166,11 +170,20 @@ def _pools(terms):
     return pools
 
 
-def _missing(pool, owner, key, namespace):
+def _missing(pool, owner, key, namespace, held, store):
+    """``not_reserved``; ``held`` are the (owner, key) pairs of the pool, for the nearest key of the owner (or, if
+    the owner holds nothing there, the nearest owner): a misspelled key or owner is named."""
+    keys = [k for o, k in held if o == owner]
+    hint = did_you_mean(key, keys) if keys else did_you_mean(owner, [o for o, _k in held])
+    if keys and not hint:
+        hint = ' It holds key(s) %s there.' % ', '.join("'%s'" % k for k in sorted(keys)[:10])
+    elif hint and not keys:
+        hint = ' No owner of that name holds an address there.' + hint
     return LookupIpamError(
-        "lookup netpool.ipam.address: owner '%s' holds no address under key '%s' in pool '%s' (namespace '%s'). "
-        "Reserve one with the netpool.ipam.reservation module (pool: %s, owner: %s, key: %s), or call the lookup "
-        "with allocate=true." % (owner, key, pool, namespace, pool, owner, key), 'not_reserved')
+        "lookup netpool.ipam.address: owner '%s' holds no address under key '%s' in pool '%s' (namespace '%s')."
+        "%s Reserve one with the netpool.ipam.reservation module (pool: %s, owner: %s, key: %s), or call the lookup "
+        "with allocate=true. (store: %s)" % (owner, key, pool, namespace, hint, pool, owner, key, store),
+        'not_reserved')
 
 
 class LookupModule(LookupBase):
@@ -216,7 +229,9 @@ class LookupModule(LookupBase):
                 'reserving' if allocate else 'looking up', owner, key, pool)
             reservation = lookup_call(params, call, doing)
             if reservation is None:
-                raise _missing(pool, owner, key, namespace)
+                held = lookup_call(params, lambda service: [(r['owner'], r['key']) for r in service.info(
+                    namespace, pool=pool)['reservations']], 'listing the reservations of pool %r' % (pool,))
+                raise _missing(pool, owner, key, namespace, held, lookup_store(params))
             if form == 'dict':
                 return reservation
             return reservation['address' if form == 'address' else 'cidr']

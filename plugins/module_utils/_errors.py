@@ -9,6 +9,7 @@ raise these; modules, action plugins and the lookup translate them into
 ``fail_json``/``AnsibleError`` at one place.
 """
 
+import difflib
 import sys
 
 
@@ -96,6 +97,40 @@ class InternalError(IpamError):
     """A bug: an exception that is not an ``IpamError``. The result carries its traceback in ``exception``
     (shown by Ansible at -vvv), never in ``msg``."""
     code = 'internal_error'
+
+
+def did_you_mean(name, names):
+    """`` Did you mean 'web'?`` for the names of ``names`` nearest to ``name`` (``difflib``, at most three), or
+    an empty string when none is near."""
+    if not isinstance(name, str):
+        return ''
+    close = difflib.get_close_matches(name, sorted(set(n for n in names if isinstance(n, str) and n != name)), n=3)
+    if not close:
+        return ''
+    return ' Did you mean %s?' % ' or '.join("'%s'" % n for n in close)
+
+
+def pool_not_found(name, namespace, names, then=''):
+    """``pool_not_found`` for pool ``name`` of ``namespace``, whose pools are ``names``: the nearest names, or,
+    when the namespace has no pool at all, the likeliest cause (another store than the one meant); ``then``
+    (what to do) ends the message."""
+    if names:
+        hint = did_you_mean(name, names)
+    else:
+        hint = (" Namespace '%s' of this store has no pool at all: is this the store you meant? A relative store "
+                "path is relative to the directory the command (ansible-playbook, terraform) was started from."
+                % namespace)
+    return PoolNotFound("Pool '%s' does not exist in namespace '%s'.%s%s" % (name, namespace, hint, then))
+
+
+def read_only(store, why):
+    """``store_unavailable`` for a change to a store that can be read but not written (``store``: "SQLite store
+    PATH"; ``why``: what is not writable). Carries ``read_only: true``."""
+    return StoreUnavailable(
+        'The %s is read-only (%s): it can be read, but not changed, and nothing was written. To change it, give the '
+        'user running Ansible on the controller write access to the file and its directory (chmod or chown, '
+        'chattr -i, a writable mount), or copy it to a writable place and point store there.' % (store, why),
+        read_only=True)
 
 
 def missing_library(library, needed_for, requirement=None):

@@ -34,7 +34,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     IpamError, InternalError, InvalidArgument, StoreAbsent, StoreUnavailable, missing_library)
 from ansible_collections.netpool.ipam.plugins.module_utils._intervals import HAS_NETADDR, NETADDR_IMPORT_ERROR
 from ansible_collections.netpool.ipam.plugins.module_utils._options import SHORTHAND, STORE_ENV
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import DEFAULT_STORE, open_store
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import DEFAULT_STORE, location, open_store
 
 try:
     # Imported here, at import time, so that Ansible's forked workers inherit it already imported.
@@ -60,6 +60,14 @@ def _store_key(params, base_dir):
     store = params.get('store') or os.environ.get(STORE_ENV) or DEFAULT_STORE
     return (os.getpid(), store, params.get('store_token'),
             bool(params.get('validate_certs', True)), timeout, base_dir)
+
+
+def store_location(params, base_dir=None):
+    """Where the store that ``params`` name is, as results and messages show it: a file store's absolute path
+    (a relative one resolved against ``base_dir``, else the working directory), a URL with its passwords masked.
+    Every result (``store``) and every failure (``store``, and at the end of ``msg``) names it: a user who ran
+    from another directory than meant sees which file was read."""
+    return location(params.get('store') or os.environ.get(STORE_ENV) or DEFAULT_STORE, base_dir)
 
 
 def service_for(params, base_dir=None, create=True):
@@ -193,17 +201,25 @@ OPERATIONS = {'pool': _pool, 'range': _range, 'reservation': _reservation, 'info
 def run(name, params, check=False, diff=False, base_dir=None):
     """Run module ``name`` with its validated ``params``; the task result, or ``IpamError``."""
     result = with_service(params, base_dir, lambda service: OPERATIONS[name](service, params, check))
+    result['store'] = store_location(params, base_dir)
     diff_data = result.pop('diff', None)
     if diff and diff_data is not None:
         result['diff'] = diff_data
     return result
 
 
-def failure(error, params):
-    """The keys of a failed result for ``IpamError`` ``error``, with secrets hidden."""
+def failure(error, params, base_dir=None):
+    """The keys of a failed result for ``IpamError`` ``error``, with secrets hidden: ``store`` names the store
+    read (``store_location``), and so does the end of ``msg`` unless it already does."""
     if not isinstance(error, IpamError):
         raise TypeError('failure() takes an IpamError')
-    return _secrets.hide(error.to_result(), _secrets.find(params))
+    result = error.to_result()
+    where = store_location(params, base_dir)
+    if where:
+        result['store'] = where
+        if where not in result['msg']:
+            result['msg'] = '%s (store: %s)' % (result['msg'].rstrip(), where)
+    return _secrets.hide(result, _secrets.find(params))
 
 
 def _doing(name, p):
@@ -225,19 +241,19 @@ def _doing(name, p):
     return 'reading the store'
 
 
-def unexpected(name, error, params, doing=None):
+def unexpected(name, error, params, doing=None, base_dir=None):
     """The keys of a failed result for ``error``, an exception that is not an ``IpamError``: a bug.
 
     The code is ``internal_error``; ``msg`` says what was being done and asks for a report, and the traceback is
     in ``exception``, never in ``msg``: Ansible shows it when ``ANSIBLE_DISPLAY_TRACEBACK=error`` is set (not at
     -vvv alone, since ansible-core 2.19). Secrets are hidden in both.
     """
-    store = params.get('store') or os.environ.get(STORE_ENV) or DEFAULT_STORE
+    store = store_location(params, base_dir) or 'given in store'
     bug = InternalError(
         'netpool.ipam.%s failed unexpectedly while %s in namespace %r of store %s (%s: %s). This is a bug in '
         'netpool.ipam, not in your task: please report it at https://github.com/netpool/ipam/issues with the '
         'output of the task run with -vvv and ANSIBLE_DISPLAY_TRACEBACK=error (which show the traceback).'
-        % (name, doing or _doing(name, params), params.get('namespace') or 'default', _secrets.redact(store),
+        % (name, doing or _doing(name, params), params.get('namespace') or 'default', store,
            type(error).__name__, error),
         exception=''.join(traceback.format_exception(type(error), error, error.__traceback__)))
-    return failure(bug, params)
+    return failure(bug, params, base_dir)

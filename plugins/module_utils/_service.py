@@ -25,7 +25,7 @@ import time
 from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv, _metadata
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, DamagedRow, InvalidArgument, PoolExhausted, PoolInUse,
-    PoolNotFound, PoolOverlap)
+    PoolOverlap, pool_not_found)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
 from ansible_collections.netpool.ipam.plugins.module_utils._results import Results
 from ansible_collections.netpool.ipam.plugins.module_utils import _verify
@@ -138,8 +138,8 @@ class Service(object):
     def _pool(self, namespace, name):
         pool = self.store.get_pool(namespace, name)
         if pool is None:
-            raise PoolNotFound("Pool '%s' does not exist in namespace '%s'. Create it with netpool.ipam.pool first."
-                               % (name, namespace))
+            raise pool_not_found(name, namespace, [p.name for p in self.store.list_pools(namespace)],
+                                 ' Create it with netpool.ipam.pool first.')
         return pool
 
     def _children(self, pool):
@@ -930,7 +930,7 @@ class Service(object):
             by_name = dict((p.name, p) for p in pools)
             if pool is not None:
                 if pool not in by_name:
-                    raise PoolNotFound("Pool '%s' does not exist in namespace '%s'." % (pool, namespace))
+                    raise pool_not_found(pool, namespace, by_name)
                 shown = [by_name[pool]]
             else:
                 shown = pools

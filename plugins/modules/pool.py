@@ -210,6 +210,15 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+store:
+  description:
+    - The store read (and written), as a user finds it - the absolute path of a SQLite or JSON file (a relative
+      O(store) resolved against the directory C(ansible-playbook) was started from), or the URL with every
+      password replaced by C(********). O(store_token) is never shown.
+    - "A failed task returns it too, and its C(msg) ends with C((store: LOCATION)) unless it names the store already."
+  returned: success, and every failure but options refused before the store is opened
+  type: str
+  sample: /home/me/plan/ipam.sqlite
 pool:
   description:
     - The pool after the change (in check mode, as it would be). An empty dict after O(state=absent).

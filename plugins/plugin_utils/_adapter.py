@@ -79,10 +79,10 @@ class IpamAction(ActionBase):
             result.update(_runner.run(self.module, params, check=bool(self._task.check_mode),
                                       diff=bool(self._task.diff), base_dir=base_dir()))
         except IpamError as e:
-            result.update(_runner.failure(e, params))
+            result.update(_runner.failure(e, params, base_dir()))
             result['failed'] = True
         except Exception as e:  # pylint: disable=broad-except
-            result.update(_runner.unexpected(self.module, e, params))
+            result.update(_runner.unexpected(self.module, e, params, base_dir=base_dir()))
             result['failed'] = True
         return result
 
@@ -106,15 +106,20 @@ class InternalTraceback(Exception):
     Ansible shows when asked for tracebacks (``ANSIBLE_DISPLAY_TRACEBACK=error``)."""
 
 
+def lookup_store(params):
+    """The store the lookup reads, as its messages name it (``_runner.store_location``)."""
+    return _runner.store_location(params, base_dir())
+
+
 def lookup_call(params, call, doing):
     """Run ``call(service)`` for the lookup; ``IpamError`` becomes ``LookupIpamError``, and so does any other
     exception (a bug: ``internal_error``, its traceback shown at -vvv)."""
     try:
         return _runner.with_service(params, base_dir(), call)
     except IpamError as e:
-        failure = _runner.failure(e, params)
+        failure = _runner.failure(e, params, base_dir())
     except Exception as e:  # pylint: disable=broad-except
-        failure = _runner.unexpected('address lookup', e, params, doing)
+        failure = _runner.unexpected('address lookup', e, params, doing, base_dir())
         raise LookupIpamError('lookup netpool.ipam.address: %s' % failure['msg'],
                               failure['error']) from InternalTraceback(failure['exception'])
     raise LookupIpamError('lookup netpool.ipam.address: %s' % failure['msg'], failure['error'])

@@ -110,7 +110,9 @@ def test_every_failure_is_a_diagnostic(tmp_path):
     assert provider.run(diags, 'reserve web/vm1/default', lambda s: s.reserve('web', 'vm1')) is None
     assert [(d.summary, d.detail) for d in diags.diagnostics] == [(
         'Cannot reserve web/vm1/default (error pool_not_found)',
-        "Pool 'web' does not exist in namespace 'default'. Create it with netpool.ipam.pool first.")]
+        "Pool 'web' does not exist in namespace 'default'. Namespace 'default' of this store has no pool at all: is "
+        "this the store you meant? A relative store path is relative to the directory the command (ansible-playbook, "
+        "terraform) was started from. Create it with netpool.ipam.pool first. (store: %s)" % (tmp_path / 'ipam.sqlite'))]
 
     provider.params['store_token'] = 's3cret'
     diags = Diagnostics()

@@ -18,6 +18,13 @@ This is a private module: it may change at any time.
   the next transaction reads the file again (see ``_write`` for a failure after
   the rename).
 - A transaction that changes nothing does not rewrite the file.
+- A store the user may read but not write (the file or its directory not
+  writable: permissions, ``chattr +i``, a read-only mount) is read as usual
+  (the lock file opened read-only, or, when it cannot be opened at all, the
+  document read unlocked: it is only ever replaced by a rename); a change
+  fails ``store_unavailable`` saying it is read-only, before anything is
+  written, and even when a rename would have been allowed (a file the user
+  made read-only is not replaced behind their back).
 - The whole document is read and written by each change: fine for a few
   thousand reservations, slow past that (see docs/performance.md).
 """
@@ -34,7 +41,7 @@ import time
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
-    AddressInUse, StoreBusy, StoreUnavailable)
+    AddressInUse, StoreBusy, StoreUnavailable, read_only)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import (
     SCHEMA_VERSION, SpanStore, check_schema_version)
@@ -435,6 +442,7 @@ class JsonStore(SpanStore):
         self._stat = None        # (inode, size, mtime) of the document self._state was read from
         self._pinned = None      # that document, kept open
         self._dirty = False
+        self._locked = False     # whether the open transaction holds the lock file's flock
         if not os.path.isdir(os.path.dirname(self.path)):
             raise StoreUnavailable('Cannot open the JSON store %s: the directory %s does not exist. '
                                    'Create it or point store at another path.'
@@ -453,6 +461,7 @@ class JsonStore(SpanStore):
             self._refuse_absent(write, commit, self._dirty)
             return
         fd = self._lock(write, create=write and commit)
+        self._locked = fd is not None
         try:
             self._load()
             self._dirty = False
@@ -484,7 +493,12 @@ class JsonStore(SpanStore):
         except OSError as e:
             if not create and e.errno == errno.ENOENT:
                 return None
-            raise StoreUnavailable('Cannot create the lock file %s: %s' % (self._lock_path, e.strerror))
+            if e.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise StoreUnavailable('Cannot create the lock file %s: %s' % (self._lock_path, e.strerror))
+            try:    # a read-only store (or lock file): flock works on a descriptor opened for reading
+                fd = os.open(self._lock_path, os.O_RDONLY)
+            except OSError:
+                return None     # read unlocked (see above); ``_write`` refuses to write without the lock
         deadline = time.monotonic() + self.timeout
         delay = 0.001
         while True:
@@ -582,8 +596,16 @@ class JsonStore(SpanStore):
     def _write(self):
         """Replace the document by the state in memory (see the module docstring); ``StoreUnavailable`` when
         the disk refuses. ``transaction`` drops the state in memory when this raises."""
-        text = self._state.document()
         directory = os.path.dirname(self.path)
+        if os.path.exists(self.path) and not os.access(self.path, os.W_OK):
+            raise read_only('JSON store %s' % self.path, 'the file is not writable by the user running Ansible')
+        if not os.access(directory, os.W_OK):
+            raise read_only('JSON store %s' % self.path, 'its directory %s is not writable by the user running '
+                            'Ansible' % directory)
+        if not self._locked:
+            raise read_only('JSON store %s' % self.path, 'its lock file %s cannot be opened by the user running '
+                            'Ansible' % self._lock_path)
+        text = self._state.document()
         prefix = '.%s.' % os.path.basename(self.path)
         # Temporary files are only made under the exclusive lock we hold: any left is a killed writer's.
         for stale in glob.glob(os.path.join(glob.escape(directory), glob.escape(prefix) + '*')):

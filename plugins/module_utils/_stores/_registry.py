@@ -84,6 +84,25 @@ def store_kind(spec):
     return 'json' if spec.endswith('.json') else 'sqlite'
 
 
+def location(spec=None, base_dir=None):
+    """Where the store ``spec`` names is, as results and messages show it: a file store's absolute path, a
+    URL with every password masked (``_secrets.redact``). None for a value that names no store (a libpq keyword
+    string is never shown: it may carry a password in a form only libpq reads)."""
+    spec = spec or DEFAULT_STORE
+    if not isinstance(spec, str) or not spec.strip():
+        return None
+    try:
+        kind = store_kind(spec)
+    except InvalidArgument:
+        return None if dsn_keywords(spec) else redact(spec)
+    if kind in ('sqlite', 'json'):
+        path = os.path.expanduser(spec)
+        if base_dir and not os.path.isabs(path):
+            path = os.path.join(base_dir, path)
+        return os.path.abspath(path)
+    return redact(spec)
+
+
 def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=None, create=True):
     """Open the store named by ``spec`` (a path, relative to ``base_dir``, or a URL).
 

@@ -13,6 +13,16 @@ This is a private module: it may change at any time.
   reservation is a duplicate address later; the cost is one fsync a write.
 - A writer that waits longer than ``timeout`` seconds gives ``store_busy``.
 - The file is created 0600 (SQLite gives the -wal/-shm files the same mode).
+- A store the user may read but not write (the file, or its directory, not
+  writable: file permissions, ``chattr +i``, a read-only mount) is copied
+  into memory when it is opened, read with ``immutable=1`` (no ``-wal``/``-shm``
+  file is made, none is left behind), or through the write-ahead log
+  (``mode=ro``) while a writer keeps a ``-wal`` file there. Reads, check mode
+  and a rerun that changes nothing work on the copy; a change fails
+  ``store_unavailable`` saying the store is read-only and what to do, and
+  nothing is written.
+- A file that is not an SQLite database fails ``store_unavailable`` naming it
+  and saying how to restore it (docs/reliability.md).
 - A ``meta`` table holds the schema version; an older schema is migrated by
   the first write that commits (a read migrates it inside its transaction and
   rolls that back: reading writes nothing), a newer one refused with
@@ -22,7 +32,10 @@ This is a private module: it may change at any time.
 import os
 import sqlite3
 
+from urllib.request import pathname2url
+
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, StoreUnavailable
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import read_only as read_only_error
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import INDEXES, MIGRATIONS, SqlStore
 
 
@@ -53,10 +66,25 @@ CREATE INDEX history_address ON history (address);
 """ + ';\n' + ';\n'.join(INDEXES)
 
 
+def read_only(path):
+    """Why the SQLite file ``path`` (which exists) cannot be written, or None: the file, or its directory (where
+    the ``-wal``/``-shm`` files are made, unless both are there and writable), not writable by this user. Checked
+    with ``os.access``, which also sees an immutable file (``chattr +i``) and a read-only mount as root."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.access(path, os.W_OK):
+        return 'the file is not writable by the user running Ansible'
+    if not os.access(directory, os.W_OK) and not all(os.access(path + end, os.W_OK) for end in ('-wal', '-shm')):
+        return 'its directory %s is not writable by the user running Ansible' % directory
+    return None
+
+
 class SqliteStore(SqlStore):
     kind = 'sqlite'
     integrity_errors = (sqlite3.IntegrityError,)
     driver_errors = (sqlite3.Error,)
+
+    #: why the store is read-only (the file or its directory is not writable), None when it is not
+    read_only = None
 
     def __init__(self, path, timeout=30, create=True):
         self.path = path
@@ -65,22 +93,62 @@ class SqliteStore(SqlStore):
         if not os.path.isdir(directory):
             raise StoreUnavailable('Cannot open the SQLite store %s: the directory %s does not exist. '
                                    'Create it or point store at another path.' % (path, directory))
+        if create and os.path.exists(path):
+            self.read_only = read_only(path)
         try:
             if not create:      # an empty store in memory: the file is not created
                 self._conn = sqlite3.connect(':memory:', isolation_level=None)
+            elif self.read_only:
+                self._conn = self._copy(path, timeout)
             else:
                 os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
                 self._conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
                 self._conn.execute('PRAGMA journal_mode=WAL')
                 self._conn.execute('PRAGMA synchronous=FULL')
-        except (OSError, sqlite3.Error) as e:
+        except OSError as e:
+            if not os.path.exists(path) and not os.access(directory, os.W_OK):
+                raise StoreUnavailable('Cannot create the SQLite store %s: the directory %s is not writable by the '
+                                       'user running Ansible (%s). Point store at a writable place, or fix the '
+                                       'permissions of the directory.' % (path, directory, e.strerror or e))
             raise StoreUnavailable('Cannot open the SQLite store %s: %s' % (path, e))
+        except sqlite3.Error as e:
+            if getattr(self, '_conn', None) is not None:
+                self._conn.close()
+            raise self._translate(e)
         try:
             self._migrate(SCHEMA, MIGRATIONS, 'CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)')
+        except sqlite3.Error as e:
+            self._conn.close()
+            raise self._translate(e)
         except BaseException:
             self._conn.close()      # a refused store keeps no -wal/-shm files behind
             raise
         self.absent = not create
+
+    @staticmethod
+    def _copy(path, timeout):
+        """A read-only store, copied into memory: work (check mode too) runs on the copy, and ``_finish`` refuses
+        to keep a change. The file is read with ``immutable=1`` (nothing is made beside it), or through the
+        write-ahead log (``mode=ro``) while a writer keeps one there."""
+        mode = 'mode=ro' if os.path.exists(path + '-wal') and os.path.exists(path + '-shm') else 'immutable=1'
+        source = sqlite3.connect('file:%s?%s' % (pathname2url(os.path.abspath(path)), mode), uri=True,
+                                 timeout=timeout)
+        try:
+            copy = sqlite3.connect(':memory:', isolation_level=None)
+            try:
+                source.backup(copy)
+            except BaseException:
+                copy.close()
+                raise
+        finally:
+            source.close()
+        return copy
+
+    def _finish(self, keep):
+        if keep and self.read_only and self._wrote():
+            self._rollback()
+            raise read_only_error('SQLite store %s' % self.path, self.read_only)
+        super(SqliteStore, self)._finish(keep)
 
     def _execute(self, sql, params=()):
         return self._conn.execute(sql, params)
@@ -110,6 +178,14 @@ class SqliteStore(SqlStore):
 
     def _translate(self, error):
         text = str(error)
+        if 'readonly database' in text:
+            return read_only_error('SQLite store %s' % self.path, self.read_only or text)
+        if 'file is not a database' in text or 'file is encrypted' in text:
+            return StoreUnavailable(
+                'The file %s is not an SQLite database (%s): it is damaged, or another file was given as store. '
+                'Nothing was written to it. Restore it from a backup (docs/reliability.md), or, to start with an '
+                'empty store, move it away (mv %s %s.damaged) and run again: a new store is created at %s.'
+                % (self.path, text, self.path, self.path, self.path))
         if 'locked' in text or 'busy' in text:
             return StoreBusy('The SQLite store %s stayed locked by another writer for more than %s seconds. '
                              'Retry, or raise timeout.' % (self.path, self.timeout))

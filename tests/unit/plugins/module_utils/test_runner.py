@@ -109,7 +109,7 @@ def test_keep_owners_with_present_is_invalid(store):
 
 def test_info_never_changes_nor_diffs(store):
     result = _runner.run('info', params('info', store), check=True, diff=True)
-    assert result == {'changed': False, 'pools': [], 'reservations': []}
+    assert result == {'changed': False, 'pools': [], 'reservations': [], 'store': store}
 
 
 def test_store_opened_once_per_process(store):
@@ -131,8 +131,9 @@ def test_relative_store_resolves_against_base_dir(tmp_path):
 
 def test_failure_has_the_code_and_hides_secrets():
     error = PoolExhausted('no room with tok', pools=['tok'])
-    assert _runner.failure(error, {'store_token': 'tok'}) == \
-        {'msg': 'no room with ********', 'error': 'pool_exhausted', 'pools': ['********']}
+    assert _runner.failure(error, {'store_token': 'tok', 'store': '/srv/ipam.sqlite'}) == \
+        {'msg': 'no room with ******** (store: /srv/ipam.sqlite)', 'error': 'pool_exhausted', 'pools': ['********'],
+         'store': '/srv/ipam.sqlite'}
 
 
 @pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])

@@ -292,7 +292,8 @@ def test_the_stores_hide_with_the_same_module(tmp_path):
     """The runner's failures use ``_secrets``: what ``find`` finds is what a failure hides."""
     error = _runner.failure(_runner.InvalidArgument('bad %s and %s' % (SECRET, TOKEN)),
                             {'store': 'postgresql://u:%s@db/x' % SECRET, 'store_token': TOKEN})
-    assert error == {'msg': 'bad ******** and ********', 'error': 'invalid_argument'}
+    assert error == {'msg': 'bad ******** and ******** (store: postgresql://u:********@db/x)',
+                     'error': 'invalid_argument', 'store': 'postgresql://u:********@db/x'}
 
 
 # -- a libpq keyword connection string is refused -------------------------------------------------------------

@@ -1,0 +1,123 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The example playbooks as a user runs them (issue 27): ``ansible-playbook playbooks/X.yml`` from the user's
+own directory, its output read through the JSON callback.
+
+- ``utilization.yml`` names the store it read (run from the wrong directory, it shows which file that was) and
+  prints the figures of a /64 readable (1.8e19, not 18446744073709551614).
+- ``sweep.yml`` sweeps the pools the play names (``ipam_pool`` of the inventory's hosts, or ``sweep_pools``),
+  every pool of the namespace only with ``sweep_pools=all``; with no pool named it fails saying so.
+"""
+
+import json
+import os
+import re
+import subprocess
+
+from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import (
+    ROOT, ansible_bin, ansible_env)
+
+
+RESULT = re.compile(r'^(?:ok|changed|fatal|failed|skipping): \[[^\]]+\].*?=> (\{.*)$')
+TASK = re.compile(r'^TASK \[(.*)\] \*+$')
+
+
+def playbook(name, cwd, *args):
+    """Run ``playbooks/NAME`` from ``cwd`` (-v, results as JSON): (return code, {task name: [results, one per
+    host or loop item]}, output)."""
+    proc = subprocess.run([ansible_bin('ansible-playbook'), '-v', os.path.join(ROOT, 'playbooks', name)] + list(args),
+                          cwd=str(cwd), env=ansible_env(ANSIBLE_CALLBACK_RESULT_FORMAT='json'),
+                          capture_output=True, text=True, timeout=300, check=False)
+    tasks, task, lines = {}, None, proc.stdout.splitlines()
+    i = 0
+    while i < len(lines):
+        header, result = TASK.match(lines[i]), RESULT.match(lines[i])
+        if header:
+            task = header.group(1)
+        elif result:
+            text = result.group(1)
+            while text == '{' or (text.startswith('{') and not text.endswith('}')):
+                i += 1
+                text += lines[i] + '\n'
+                if lines[i] == '}':
+                    break
+            tasks.setdefault(task, []).append(json.loads(text))
+        i += 1
+    return proc.returncode, tasks, proc.stdout + proc.stderr
+
+
+def seed(spec, pools, reservations):
+    service = Service(open_store(spec))
+    for name, cidr in pools:
+        service.pool(name, subnets=[{'cidr': cidr}])
+    for pool, owner in reservations:
+        service.reserve(pool, owner)
+    service.store.close()
+
+
+def test_utilization_names_the_store_it_read(tmp_path):
+    """Run from a directory that holds no store: the table says which file it read, and that it has no pool."""
+    rc, tasks, output = playbook('utilization.yml', tmp_path)
+    assert rc == 0, output
+    lines = tasks['Show the utilization table'][0]['msg']
+    where = str(tmp_path / 'ipam.sqlite')
+    assert lines[0] == 'store: %s' % where, lines
+    assert any('no pool in namespace default of the store %s' % where in line for line in lines), lines
+    assert not os.path.exists(where)        # reading made no store
+
+
+def test_utilization_figures_of_a_64_are_readable(tmp_path):
+    seed(str(tmp_path / 'ipam.sqlite'), [('v6', '2001:db8::/64'), ('v4', '10.0.0.0/24')], [('v4', 'h1')])
+    rc, tasks, output = playbook('utilization.yml', tmp_path)
+    assert rc == 0, output
+    lines = tasks['Show the utilization table'][0]['msg']
+    text = '\n'.join(lines)
+    assert '18446744073709551' not in text, text
+    v6 = [line for line in lines if ' v6 ' in line][0].split()
+    assert v6[2:5] == ['1.8e19', '0', '1.8e19'], lines
+    v4 = [line for line in lines if ' v4 ' in line][0].split()
+    assert v4[2:5] == ['254', '1', '253'], lines
+    assert lines[0] == 'store: %s' % (tmp_path / 'ipam.sqlite')
+
+
+def sweep_store(tmp_path):
+    """A shared store: web (this project's, a leak of gone1) and tf (Terraform's VMs, owners not in the
+    inventory)."""
+    seed(str(tmp_path / 'ipam.sqlite'), [('web', '10.0.0.0/24'), ('tf', '10.0.1.0/24')],
+         [('web', 'web1'), ('web', 'gone1'), ('tf', 'vm-1'), ('tf', 'vm-2')])
+
+
+def released(tasks):
+    return sorted((r['pool'], r['owner']) for item in tasks['Release what owners outside the inventory hold']
+                  for r in item['released'])
+
+
+def test_sweep_by_default_sweeps_only_the_pools_the_inventory_names(tmp_path):
+    sweep_store(tmp_path)
+    (tmp_path / 'hosts.ini').write_text('[web]\nweb1\n[web:vars]\nipam_pool=web\n')
+    rc, tasks, output = playbook('sweep.yml', tmp_path, '-i', 'hosts.ini', '--check')
+    assert rc == 0, output
+    assert released(tasks) == [('web', 'gone1')], released(tasks)
+    shown = tasks['Show what was swept'][0]['msg']
+    assert shown[0] == 'pools web of namespace default in the store %s' % (tmp_path / 'ipam.sqlite'), shown
+
+    rc, tasks, output = playbook('sweep.yml', tmp_path, '-i', 'hosts.ini', '--check', '-e', 'sweep_pools=all')
+    assert rc == 0, output
+    assert released(tasks) == [('tf', 'vm-1'), ('tf', 'vm-2'), ('web', 'gone1')], released(tasks)
+
+
+def test_sweep_with_no_pool_named_fails_saying_so(tmp_path):
+    sweep_store(tmp_path)
+    (tmp_path / 'hosts.ini').write_text('web1\n')
+    rc, tasks, output = playbook('sweep.yml', tmp_path, '-i', 'hosts.ini', '--check')
+    assert rc != 0
+    refused = tasks['Refuse to sweep pools nobody named'][0]
+    assert 'No pool to sweep' in refused['msg'] and 'sweep_pools=all' in refused['msg'] and 'sweep_pools=web,db' in refused['msg']
+    assert 'Release what owners outside the inventory hold' not in tasks
+    rc, tasks, output = playbook('sweep.yml', tmp_path, '-i', 'hosts.ini', '--check', '-e', 'sweep_pools=tf')
+    assert rc == 0, output
+    assert released(tasks) == [('tf', 'vm-1'), ('tf', 'vm-2')]
