@@ -519,8 +519,8 @@ class IpamMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), owner=st.sampled_from(OWNERS), key=st.sampled_from((None,) + KEYS),
           whole_namespace=st.booleans())
-    def release(self, data, owner, key, whole_namespace):
-        ns, name = self._pick_pool(data)
+    def release(self, data, owner, key, whole_namespace, picked=None):
+        ns, name = picked or self._pick_pool(data)
         if whole_namespace:
             key = name = None
         targets = [i for i in self.res if i[0] == ns and (name is None or i[1] == name) and i[2] == owner
@@ -554,14 +554,23 @@ class IpamMachine(RuleBasedStateMachine):
     def _parents(self):
         return sorted(k for k in self.pools if self._children(*k))
 
+    def _a_parent(self, data, top=False):
+        """A pool with children (``top``: without a parent itself), carving one first when there is none."""
+        def parents():
+            return [k for k in self._parents() if not top or self.pools[k].parent is None]
+        if not parents() and self.pools:
+            self.create_child(data, data.draw(st.sampled_from(CHILDREN)), data.draw(st.sampled_from(PREFIXES)),
+                              data.draw(st.sampled_from((0, 60))))
+        return data.draw(st.sampled_from(parents())) if parents() else None
+
     @rule(data=st.data(), inside=st.booleans())
     def parent_gateway(self, data, inside):
         """A pool with children gets a gateway (or another one) after carving, often inside a child: it holds
         in every pool below at once. (Only a top pool: a child's subnet is carved, not given.)"""
-        tops = [k for k in self._parents() if self.pools[k].parent is None]
-        if not tops:
+        picked = self._a_parent(data, top=True)
+        if picked is None:
             return
-        ns, name = data.draw(st.sampled_from(tops))
+        ns, name = picked
         pool = self.pools[(ns, name)]
         i = data.draw(st.integers(0, len(pool.subnets) - 1))
         sub = pool.subnets[i]
@@ -578,10 +587,10 @@ class IpamMachine(RuleBasedStateMachine):
     @rule(data=st.data(), state=st.sampled_from(('present', 'present', 'absent')))
     def parent_exclusion(self, data, state):
         """An exclusion of a parent (at any depth) over addresses of one of its children, after carving."""
-        parents = self._parents()
-        if not parents:
+        picked = self._a_parent(data)
+        if picked is None:
             return
-        ns, name = data.draw(st.sampled_from(parents))
+        ns, name = picked
         child = self.pools[(ns, data.draw(st.sampled_from(self._children(ns, name))))].subnets[0]
         a = data.draw(st.integers(child.first, child.last))
         b = data.draw(st.integers(a, min(child.last, a + 3)))
@@ -642,15 +651,21 @@ class IpamMachine(RuleBasedStateMachine):
                 del self.res[ident]         # released outside every subnet: nothing rests
         pool.subnets[i] = sub
 
-    @rule(data=st.data(), force=st.booleans())
-    def delete_child(self, data, force):
+    @rule(data=st.data(), force=st.booleans(), release_first=st.booleans())
+    def delete_child(self, data, force, release_first):
         """A child pool deleted, mostly one whose addresses rest under its reuse delay: they rest on in its
         parent until their time (SPEC §3.6), and so do, for its delay, those force releases with it."""
         kids = sorted(k for k in self.pools if self.pools[k].parent is not None)
         if not kids:
             return
         resting = [k for k in kids if self.waiting.get(k)]
-        ns, name = data.draw(st.sampled_from(resting or kids))
+        delayed = [k for k in kids if self.pools[k].delay]
+        ns, name = data.draw(st.sampled_from(resting or delayed or kids))
+        if release_first:       # what its hosts held rests under its reuse delay
+            if not any(i[:2] == (ns, name) for i in self.res):
+                self._reserve(ns, name, data.draw(st.sampled_from(OWNERS)), 'default', None, None, None, False, False)
+            for owner in sorted(set(i[2] for i in self.res if i[:2] == (ns, name))):
+                self.release(data, owner, None, False, picked=(ns, name))
         held = [i for i in self.res if i[:2] == (ns, name)]
         expected = 'pool_in_use' if (held or self._children(ns, name)) and not force else None
         if self._call(expected, 'pool', name, namespace=ns, state='absent', force=force) is not None:
