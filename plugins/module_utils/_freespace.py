@@ -21,6 +21,7 @@ pure). A span store keeps a cache of it, updated address by address; whoever dou
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import FreeSpace
 
 
@@ -28,25 +29,21 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import 
 RANDOM_TRIES = 32
 
 
-def carved(subnet, children):
-    """The spans of ``subnet`` given to ``children`` (child pools), merged."""
-    return iv.merge([(cs.first, cs.last) for child in children for cs in child.subnets if cs.overlaps(subnet)])
-
-
 def derive(pool, pools, held, resting):
     """The free spans of ``pool``, sorted ``(version, first, last)``.
 
-    ``pools`` are the pools of its namespace (its child pools are carved out of it); ``held(version, first,
-    last)`` lists the addresses held by any reservation of the namespace in that span (a parent's forced
-    reservation inside a child is held for the child too); ``resting`` maps a version to the addresses resting
+    ``pools`` are the pools of its namespace: its child pools are carved out of it, and what an ancestor
+    withholds (its gateway, network and broadcast addresses, exclusions) is free in none of the pools below it
+    (``_tree``); ``held(version, first, last)`` lists the addresses held by any reservation of the namespace in
+    that span (a parent's forced reservation inside a child is held for the child too); ``resting`` maps a version to the addresses resting
     under a reuse delay in any pool of the namespace: pools of a namespace overlap only within a parent/child
     family, so an address resting in one pool of a family is free in none of them until its delay is over."""
-    children = [p for p in pools if p.parent == pool.name]
+    tree = Tree(pools)
     spans = []
     for subnet in pool.subnets:
         taken = [(n, n) for n in held(subnet.version, subnet.first, subnet.last)]
         taken += [(n, n) for n in resting.get(subnet.version, ()) if subnet.first <= n <= subnet.last]
-        spans += [(subnet.version, a, b) for a, b in iv.subtract(subnet.allocatable(carved(subnet, children)), taken)]
+        spans += [(subnet.version, a, b) for a, b in iv.subtract(tree.allocatable(pool, subnet), taken)]
     return sorted(spans)
 
 
@@ -66,23 +63,6 @@ def expected(store, pool, find=None):
         return [r.address for r in find(pool.namespace, version=version, first=first, last=last)]
 
     return derive(pool, pools, held, resting)
-
-
-def family(store, pool):
-    """The pools of ``pool``'s parent/child family: its root pool and every pool below it, sorted by name (the
-    pools whose free space one address of the family may touch: it lies in a parent and may lie in a child)."""
-    pools = store.list_pools(pool.namespace)
-    parent_of = dict((p.name, p.parent) for p in pools)
-
-    def root(name):
-        seen = set()
-        while parent_of.get(name) is not None and name not in seen:
-            seen.add(name)
-            name = parent_of[name]
-        return name
-
-    top = root(pool.name)
-    return [p for p in pools if root(p.name) == top] or [pool]
 
 
 def _top(version):
@@ -150,13 +130,14 @@ class Spans(FreeSpace):
 
     # -- the spans, address by address ------------------------------------
     def _allocatable(self, pool, subnet):
-        """What ``subnet`` of ``pool`` may hand out: its ranges less exclusions, gateway and child pools."""
-        children = [p for p in self.store.list_pools(pool.namespace) if p.parent == pool.name]
-        return subnet.allocatable(carved(subnet, children))
+        """What ``subnet`` of ``pool`` may hand out: its ranges less exclusions, gateway, child pools and what
+        an ancestor withholds (``_tree``)."""
+        return Tree.of(self.store, pool.namespace).allocatable(pool, subnet)
 
     def _others_holding(self, pool, version, n):
-        """The other pools of the namespace with ``n`` in a subnet: a parent or child of ``pool``."""
-        return [p for p in self.store.list_pools(pool.namespace)
+        """The other pools of ``pool``'s family with ``n`` in a subnet (pools of a namespace overlap only
+        there)."""
+        return [p for p in Tree.of(self.store, pool.namespace).family(pool)
                 if p.name != pool.name and p.subnet_of(version, n) is not None]
 
     def _take(self, pool, version, n, span=None):

@@ -60,15 +60,22 @@ class Subnet(object):
             removed.append((self.gateway, self.gateway))
         return iv.subtract(self.ranges, removed)
 
-    def is_excluded(self, n):
-        """True for an address a static request may only take with ``force``."""
-        if n == self.gateway or iv.contains(self.exclude, n):
-            return True
+    def withheld(self):
+        """The spans a static request may only take with ``force``, and that no pool carved from this subnet
+        hands out (``_tree``): the exclusions, the gateway, and the network and broadcast addresses (IPv4 up
+        to /30; IPv6: the subnet-router address, up to /127). Merged."""
+        spans = list(self.exclude)
+        if self.gateway is not None:
+            spans.append((self.gateway, self.gateway))
         if self.version == 4 and self.network.prefixlen <= 30:
-            return n in (self.first, self.last)
+            spans += [(self.first, self.first), (self.last, self.last)]
         if self.version == 6 and self.network.prefixlen <= 127:
-            return n == self.first
-        return False
+            spans.append((self.first, self.first))
+        return iv.merge(spans)
+
+    def is_excluded(self, n):
+        """True for an address a static request may only take with ``force`` (``withheld``)."""
+        return iv.contains(self.withheld(), n)
 
     def to_data(self):
         return {

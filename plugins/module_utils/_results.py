@@ -12,7 +12,8 @@ lease is not held (the next allocation releases it first). It only reads;
 free space comes from the store's free-space component (``free_space()``).
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
 
 
 #: ranges larger than this get no map
@@ -32,8 +33,8 @@ class Results(object):
         self.store = store
         self.stamp = stamp
 
-    def _children(self, pool):
-        return [p for p in self.store.list_pools(pool.namespace) if p.parent == pool.name]
+    def _tree(self, pool, tree=None):
+        return tree if tree is not None else Tree.of(self.store, pool.namespace)
 
     def reservation(self, r, pool=None):
         """A reservation as modules return it (with its subnet's prefix, gateway and dns)."""
@@ -41,43 +42,41 @@ class Results(object):
             pool = self.store.get_pool(r.namespace, r.pool)
         return r.to_dict(pool.subnet_of(r.version, r.address) if pool else None)
 
-    def pool_result(self, changed, old, new, children=None, released=None):
+    def pool_result(self, changed, old, new, tree=None, released=None):
         """A pool or range task's result; a pool task's also lists the reservations it ``released``."""
         before = old.to_data() if old is not None else {}
-        result = {'changed': changed, 'pool': self.pool(new, children),
+        result = {'changed': changed, 'pool': self.pool(new, tree),
                   'diff': {'before': before, 'after': new.to_data()}}
         if released is not None:
             result['released'] = released
         return result
 
-    def pool(self, pool, children=None, with_map=False):
+    def pool(self, pool, tree=None, with_map=False):
         """A pool as modules return it: its data, its figures and those of each subnet, its child pools and,
-        ``with_map``, the map of each range."""
-        if children is None:
-            children = self._children(pool)
+        ``with_map``, the map of each range. ``tree``: the namespace's pool tree (``_tree.Tree``), if read."""
+        tree = self._tree(pool, tree)
         result = pool.to_data()
-        total, per_subnet = self.stats(pool, children)
+        total, per_subnet = self.stats(pool, tree)
         result.update(total)
-        result['children'] = sorted(c.name for c in children)
+        result['children'] = sorted(c.name for c in tree.children(pool))
         for subnet, data, stats in zip(pool.subnets, result['subnets'], per_subnet):
             data.update(stats)
             if with_map:
-                data['map'] = self.map(pool, subnet, children)
+                data['map'] = self.map(pool, subnet, tree)
         return result
 
-    def stats(self, pool, children=None):
+    def stats(self, pool, tree=None):
         """size/used/free/utilization of the pool and of each of its subnets, as allocation sees them now: an
         expired lease is not held (the next allocation releases it first), and its address is free if it goes
         straight back to this pool (``lapsed``)."""
-        if children is None:
-            children = self._children(pool)
+        tree = self._tree(pool, tree)
         count = self.store.count_reservations
         free_space = self.store.free_space()
         now = self.stamp()
         subnets, total = [], {'size': 0, 'used': 0, 'free': 0}
-        rested = self.rested(pool)
+        rested = self.rested(pool, tree)
         for subnet in pool.subnets:
-            allocatable = subnet.allocatable(_freespace.carved(subnet, children))
+            allocatable = tree.allocatable(pool, subnet)
             size = iv.count(allocatable)
             free = free_space.count(pool, subnet.version, subnet.first, subnet.last)
             free += len(self.lapsed(pool, subnet, allocatable, subnet.first, subnet.last))
@@ -106,13 +105,13 @@ class Results(object):
                 found.append(r.address)
         return found
 
-    def rested(self, pool):
+    def rested(self, pool, tree):
         """The addresses (version, address) whose reuse delay is over in some pool of ``pool``'s family: the next
         allocation in the family gives them back (``FreeSpace.settle``), so a read reports them free now,
         without writing (``back`` says which go back to ``pool``)."""
         now = self.stamp()
         free_space = self.store.free_space()
-        return set((v, n) for member in _freespace.family(self.store, pool)
+        return set((v, n) for member in tree.family(pool)
                    for v, n, _until in free_space.resting(member, due=now))
 
     def back(self, pool, rested, subnet, allocatable, first, last):
@@ -121,14 +120,14 @@ class Results(object):
         return [n for v, n in sorted(rested) if v == subnet.version and first <= n <= last
                 and iv.contains(allocatable, n) and self.store.holder(pool.namespace, v, n) is None]
 
-    def map(self, pool, subnet, children=None):
+    def map(self, pool, subnet, tree=None):
         """Per range of at most MAP_LIMIT addresses (Ganeti's map): X held (by any reservation of the namespace:
         a parent's forced address in a child too), . free (dynamic allocation could take it now: what ``free``
-        counts), - neither (an exclusion, the gateway, a child pool, an address resting under reuse_delay)."""
-        if children is None:
-            children = self._children(pool)
+        counts), - neither (an exclusion, the gateway, a child pool, what a parent withholds, an address resting
+        under reuse_delay)."""
         ns, version = pool.namespace, subnet.version
-        allocatable = subnet.allocatable(_freespace.carved(subnet, children))
+        tree = self._tree(pool, tree)
+        allocatable = tree.allocatable(pool, subnet)
         free_space = self.store.free_space()
         maps = []
         for first, last in subnet.ranges:
@@ -138,7 +137,7 @@ class Results(object):
                 held = set(r.address for r in self.store.find_reservations(ns, version=version, first=first, last=last)
                            if not r.expired(now))
                 lapsed = self.lapsed(pool, subnet, allocatable, first, last)
-                lapsed += self.back(pool, self.rested(pool), subnet, allocatable, first, last)
+                lapsed += self.back(pool, self.rested(pool, tree), subnet, allocatable, first, last)
                 free = iv.merge([(a, b) for _v, a, b in free_space.spans(pool, version, first, last)]
                                 + [(n, n) for n in lapsed])
                 entry['map'] = ''.join(

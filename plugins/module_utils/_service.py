@@ -22,7 +22,7 @@ import random
 import re
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv, _metadata
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _metadata, _tree
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, DamagedRow, InvalidArgument, PoolExhausted, PoolInUse,
     PoolOverlap, pool_not_found)
@@ -142,18 +142,14 @@ class Service(object):
                                  ' Create it with netpool.ipam.pool first.')
         return pool
 
-    def _children(self, pool):
-        return [p for p in self.store.list_pools(pool.namespace) if p.parent == pool.name]
+    def _tree(self, namespace):
+        return _tree.Tree.of(self.store, namespace)
 
     def _root(self, namespace, name):
-        """The top pool of ``name``'s family (``name`` itself without a parent, or if it does not exist)."""
-        seen = set()
+        """The top pool of ``name``'s family (``name`` itself without a parent, or if it does not exist): read
+        pool by pool, not the whole namespace (a reservation's lock costs one look-up)."""
         pool = self.store.get_pool(namespace, name)
-        while pool is not None and pool.parent is not None and pool.name not in seen:
-            seen.add(pool.name)
-            name = pool.parent
-            pool = self.store.get_pool(namespace, name)
-        return name
+        return name if pool is None else _tree.root_name(pool, lambda n: self.store.get_pool(namespace, n))
 
     def _lock_family(self, namespace, name):
         """Keep other writers off the pool, its parent and its child pools until the transaction ends.
@@ -187,7 +183,7 @@ class Service(object):
         depends on the parent's leases and delays too. The caller holds the family's lock."""
         now = self._stamp()
         free = self.store.free_space()
-        for member in _freespace.family(self.store, pool):
+        for member in self._tree(pool.namespace).family(pool):
             for r in self.store.find_reservations(member.namespace, member.name, expires_before=now):
                 self._release(r, member, 'expire')
             free.settle(member, now)
@@ -362,19 +358,11 @@ class Service(object):
                                           % (other.cidr, subnet.cidr, pool.name))
             seen.append(subnet)
         others = self.store.list_pools(pool.namespace)
-        parent_of = dict((p.name, p.parent) for p in others)
-        parent_of[pool.name] = pool.parent
-
-        def ancestors(name):
-            found = []
-            while parent_of.get(name) is not None and parent_of[name] not in found:
-                name = parent_of[name]
-                found.append(name)
-            return found
-
+        tree = _tree.Tree([p for p in others if p.name != pool.name] + [pool])
+        # a pool overlaps its ancestors and descendants (carved children) by design
+        family = set(p.name for p in tree.ancestors(pool) + tree.descendants(pool))
         for other in others:
-            # a pool overlaps its ancestors and descendants (carved children) by design
-            if other.name == pool.name or other.name in ancestors(pool.name) or pool.name in ancestors(other.name):
+            if other.name == pool.name or other.name in family:
                 continue
             for subnet in pool.subnets:
                 for theirs in other.subnets:
@@ -440,7 +428,8 @@ class Service(object):
             if old is not None and new.to_data() == old.to_data():
                 return self.results.pool_result(False, old, new, released=[])
             new.updated_at = now
-            children = self._children(new)
+            tree = self._tree(namespace)
+            children = tree.children(new)
             released = []
             # Only a new shape (subnets, ranges, exclusions) is checked against other pools and reservations
             # and rebuilds free spans: a description, metadata, strategy or reuse_delay change is one write.
@@ -448,15 +437,63 @@ class Service(object):
             if reshaped:
                 if new.parent is None:
                     self._check_overlap(new)
+                if old is not None:
+                    self._check_resized(old, new)
                 released = self._check_shrink(old, new, children, force)
             self.store.save_pool(new)
             if reshaped:
                 self.store.free_space().rebuild(new)
                 if new.parent is not None:
                     self.store.free_space().rebuild(self.store.get_pool(namespace, new.parent))
+                self._rebuild_below(tree, new)
             self._history('pool', 'create' if old is None else 'update', namespace, name,
                           old=old.to_data() if old else None, new=new.to_data())
-            return self.results.pool_result(True, old, new, children, released)
+            return self.results.pool_result(True, old, new, tree, released)
+
+    def _rebuild_below(self, tree, pool):
+        """Rebuild the free space of every pool below ``pool``, whose shape just changed: what it withholds
+        (gateway, exclusions, network and broadcast addresses) holds in them at once (``_tree``)."""
+        for below in tree.descendants(pool):
+            self.store.free_space().rebuild(below)
+
+    @staticmethod
+    def _landmarks(subnet):
+        """``{address: what}`` of a subnet's network and broadcast (IPv6: subnet-router) addresses and gateway."""
+        found = {}
+        if subnet.version == 4 and subnet.prefix_length <= 30:
+            found[subnet.first], found[subnet.last] = 'network address', 'broadcast address'
+        elif subnet.version == 6 and subnet.prefix_length <= 127:
+            found[subnet.first] = 'subnet-router address'
+        if subnet.gateway is not None:
+            found.setdefault(subnet.gateway, 'gateway')
+        return found
+
+    def _check_resized(self, old, pool):
+        """invalid_argument if a resized subnet of ``pool`` (a new cidr over one or more of the ``old`` pool's
+        subnets: resized, split or merged) would leave a reservation of the namespace (the pool's or a child
+        pool's) on what its new cidr makes its network or broadcast address, or on its gateway (SPEC §3.4),
+        naming the owner and the address. One indexed look-up per address; one that already was such an address
+        of the old subnets (a reservation forced there on purpose) is left as it is."""
+        kept = set(s.cidr for s in old.subnets)
+        for subnet in pool.subnets:
+            if subnet.cidr in kept:
+                continue
+            sources = [source for source in old.subnets if source.overlaps(subnet)]
+            if not sources:
+                continue        # a new subnet: nothing of the namespace is held there
+            before = {}
+            for source in sources:
+                before.update(self._landmarks(source))
+            for n, what in sorted(self._landmarks(subnet).items()):
+                holder = None if n in before else self.store.holder(pool.namespace, subnet.version, n)
+                if holder is not None and not holder.expired(self._stamp()):
+                    raise InvalidArgument(
+                        "The new subnet %s of pool '%s' would leave owner '%s' key '%s' (pool '%s') on %s, the %s "
+                        "of %s. Release or move that reservation first, or choose another cidr."
+                        % (subnet.cidr, pool.name, holder.owner, holder.key, holder.pool,
+                           holder.address_str, what, subnet.cidr),
+                        holder={'pool': holder.pool, 'owner': holder.owner, 'key': holder.key,
+                                'address': holder.address_str})
 
     def _check_shrink(self, old, new, children, force):
         """pool_in_use if the new subnets leave reservations (or child pools) outside; force releases them
@@ -491,7 +528,7 @@ class Service(object):
                                       "and create it again." % (old.name, old.subnets[0].cidr, prefix_length))
             return
         parent = self._pool(new.namespace, parent_name)
-        siblings = self._children(parent)
+        tree = self._tree(new.namespace)
         held = [(r.version, r.address) for r in self.store.find_reservations(parent.namespace, parent.name)]
         held += [(v, n) for v, n, _until in self.store.free_space().resting(parent)]
         if not any(s.prefix_length <= prefix_length <= (32 if s.version == 4 else 128) for s in parent.subnets):
@@ -502,27 +539,28 @@ class Service(object):
             bits = 32 if subnet.version == 4 else 128
             if not subnet.prefix_length <= prefix_length <= bits:
                 continue
-            obstacles = _freespace.carved(subnet, siblings) + [(n, n) for v, n in held if v == subnet.version]
+            obstacles = tree.carved(parent, subnet) + [(n, n) for v, n in held if v == subnet.version]
             start = iv.first_aligned_block(iv.merge(obstacles), subnet.first, subnet.last,
                                            1 << (bits - prefix_length))
             if start is not None:
                 network = iv.parse_network('%s/%d' % (iv.to_str(subnet.version, start), prefix_length))
-                child = Subnet(network)
-                # what the parent never hands out dynamically, the child does not either: the parent's
-                # exclusions and its router, where they fall inside the child's prefix
-                never = subnet.exclude + ([(subnet.gateway, subnet.gateway)] if subnet.gateway is not None else [])
-                child.exclude = iv.intersect(never, [(child.first, child.last)])
-                new.subnets = [child]
+                # nothing of the parent is copied: what it withholds (gateway, exclusions, network and
+                # broadcast addresses) is derived at allocation (``_tree``), so a later change holds here too
+                new.subnets = [Subnet(network)]
                 new.parent = parent_name
                 return
         raise PoolExhausted("Pool '%s' has no free /%d left for child pool '%s'."
                             % (parent_name, prefix_length, new.name))
 
     def _delete_pool(self, pool, force):
-        """Delete the pool (and, with force, its child pools and every reservation of both)."""
+        """Delete the pool (and, with force, its child pools and every reservation of both).
+
+        A child's addresses still resting under its reuse delay rest on in its parent until their time (SPEC
+        §3.6), and so do the addresses of the reservations force releases with it, for the child's delay: its
+        prefix goes back to the parent, not its recent holders' addresses."""
         if pool is None:
             return {'changed': False, 'pool': {}, 'released': [], 'diff': {'before': {}, 'after': {}}}
-        children = self._children(pool)
+        children = self._tree(pool.namespace).children(pool)
         reservations = self.store.find_reservations(pool.namespace, pool.name)
         if (children or reservations) and not force:
             raise PoolInUse("Pool '%s' still has %d reservation(s) and %d child pool(s)%s. Release them first, "
@@ -534,14 +572,23 @@ class Service(object):
         for child in children:
             released += self._delete_pool(child, force)['released']
         released += [self.results.reservation(r, pool) for r in reservations]
+        parent = self.store.get_pool(pool.namespace, pool.parent) if pool.parent is not None else None
+        free, now = self.store.free_space(), self._stamp()
+        resting = []
+        if parent is not None:
+            resting = [(v, n, until) for v, n, until in free.resting(pool) if until > now]
+            if pool.reuse_delay:
+                resting += [(r.version, r.address, self._stamp(pool.reuse_delay)) for r in reservations]
         for r in reservations:
-            self._release(r, None)      # the pool goes: nothing to give back
+            self._release(r, None)      # the pool goes: nothing to give back to it
         self.store.delete_pool(pool.namespace, pool.name)
         self._history('pool', 'delete', pool.namespace, pool.name, old=pool.to_data())
-        if pool.parent is not None:
-            parent = self.store.get_pool(pool.namespace, pool.parent)
-            if parent is not None:
-                self.store.free_space().rebuild(parent)
+        if parent is not None:
+            already = set((v, n) for v, n, _until in free.resting(parent))
+            for v, n, until in resting:
+                if (v, n) not in already:
+                    free.give_back(parent, v, n, until)
+            free.rebuild(parent)
         return {'changed': True, 'pool': {}, 'released': released, 'diff': {'before': pool.to_data(), 'after': {}}}
 
     # -- ranges (SPEC §3.4) -----------------------------------------------
@@ -582,6 +629,7 @@ class Service(object):
             new.updated_at = self._stamp()
             self.store.save_pool(new)
             self.store.free_space().rebuild(new)
+            self._rebuild_below(self._tree(namespace), new)
             self._history('range', 'add' if state == 'present' else 'remove', namespace, pool,
                           old=old.to_data(), new=new.to_data())
             return self.results.pool_result(True, old, new)
@@ -779,11 +827,10 @@ class Service(object):
                                "release it first, or set reassign: true to take it over."
                                % (text, holder.owner, holder.key, holder.pool),
                                holder={'pool': holder.pool, 'owner': holder.owner, 'key': holder.key})
-        children = self._children(pool)
-        if not force and (subnet.is_excluded(n) or iv.contains(_freespace.carved(subnet, children), n)):
+        if not force and self._tree(pool.namespace).excluded(pool, subnet, n):
             raise AddressExcluded("%s is excluded from pool '%s' (an exclusion, the gateway, the network or "
-                                  "broadcast address, or a child pool). Set force: true to reserve it anyway."
-                                  % (text, pool.name))
+                                  "broadcast address, a child pool, or one of those of a pool it is carved from). "
+                                  "Set force: true to reserve it anyway." % (text, pool.name))
         if holder is not None:
             self.store.delete_reservation(holder)
             self._history('reservation', 'reassign', holder.namespace, holder.pool, old=holder.to_data(),
@@ -935,9 +982,9 @@ class Service(object):
             else:
                 shown = pools
             result = {'changed': False, 'pools': []}
+            tree = _tree.Tree(pools)
             for p in shown:
-                children = [c for c in pools if c.parent == p.name]
-                result['pools'].append(self.results.pool(p, children, with_map=map))
+                result['pools'].append(self.results.pool(p, tree, with_map=map))
             if wanted is None:
                 reservations = self.store.find_reservations(namespace, pool, owner, key)
             else:       # one indexed look-up, whatever the namespace holds

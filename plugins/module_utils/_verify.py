@@ -17,7 +17,8 @@ involved and a ``code`` per kind of problem:
 - ``free_span_overlap``: two stored free spans of a pool share addresses;
 - ``free_span_outside_pool``: a stored free span not inside one subnet of its pool;
 - ``free_space_mismatch``: the addresses a pool's stored free spans cover are not the derived ones
-  (``_freespace.expected``: allocatable less held in the namespace less resting in any pool of it);
+  (``_freespace.expected``: allocatable, less what an ancestor withholds (``_tree``), less held in the
+  namespace, less resting in any pool of it);
 - ``parent_missing``: a child pool whose parent does not exist;
 - ``child_outside_parent``: a subnet of a child pool not inside a subnet of its parent;
 - ``pool_overlap``: subnets of two pools of the namespace overlap and neither pool descends from the other;
@@ -31,6 +32,7 @@ spans fixes them. Every other code needs a human decision, which its ``message``
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
 
 
 DUPLICATE_HOLDER = 'duplicate_holder'
@@ -109,8 +111,9 @@ def _problems(store, namespace, skip=()):
     found += _outside(namespace, reservations, by_name)
     for pool in pools:
         found += free_problems(store, pool) if pool.name not in skip else []
-    found += _families(namespace, pools, by_name)
-    found += _overlaps(namespace, pools, by_name)
+    tree = Tree(pools)
+    found += _families(namespace, pools, tree)
+    found += _overlaps(namespace, pools, tree)
     return found
 
 
@@ -212,7 +215,8 @@ def free_problems(store, pool):
     if wrongly_free or not_free:
         what = []
         if wrongly_free:
-            what.append('free but held, resting, excluded or not in a range: %s' % ', '.join(_spans_text(wrongly_free)))
+            what.append('free but held, resting, excluded (by the pool or a pool it is carved from) or not in a range: '
+                        '%s' % ', '.join(_spans_text(wrongly_free)))
         if not_free:
             what.append('allocatable but missing from the free spans: %s' % ', '.join(_spans_text(not_free)))
         found.append(problem(
@@ -223,23 +227,12 @@ def free_problems(store, pool):
     return found
 
 
-def ancestors(pool, by_name):
-    """The names of the pools ``pool`` descends from, nearest first (a cycle ends the chain)."""
-    found = []
-    name = pool.parent
-    while name is not None and name not in found and name != pool.name:
-        found.append(name)
-        parent = by_name.get(name)
-        name = parent.parent if parent is not None else None
-    return found
-
-
-def _families(namespace, pools, by_name):
+def _families(namespace, pools, tree):
     found = []
     for pool in pools:
         if pool.parent is None:
             continue
-        parent = by_name.get(pool.parent)
+        parent = tree.parent(pool)
         if parent is None:
             found.append(problem(
                 PARENT_MISSING, namespace,
@@ -261,9 +254,9 @@ def _families(namespace, pools, by_name):
     return found
 
 
-def _overlaps(namespace, pools, by_name):
+def _overlaps(namespace, pools, tree):
     """Overlapping subnets of two pools of which neither descends from the other (a sweep in address order)."""
-    family = dict((p.name, set(ancestors(p, by_name))) for p in pools)
+    family = dict((p.name, set(a.name for a in tree.ancestors(p))) for p in pools)
     subnets = sorted((s.version, s.first, s.last, p.name, s.cidr) for p in pools for s in p.subnets)
     found = []
     for i, (v, _first, last, name, cidr) in enumerate(subnets):

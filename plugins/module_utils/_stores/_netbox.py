@@ -10,8 +10,9 @@ This is a private module: it may change at any time. The mapping (docs/stores.md
   ``enforce_unique``, by the first change in its namespace;
 - a pool's subnet is a prefix tagged ``netpool`` with the custom fields ``netpool_pool`` (the pool's name)
   and ``netpool`` (JSON: the pool's settings, the subnet's gateway, dns, ranges and exclusions, its order);
-- what a subnet may hand out (its ranges less exclusions, the gateway and child pools) is a set of IP ranges
-  tagged ``netpool``, derived again whenever the pool's shape changes;
+- what a subnet may hand out (its ranges less exclusions, the gateway, child pools and what an ancestor
+  withholds: ``_tree``) is a set of IP ranges tagged ``netpool``, derived again whenever the shape of the pool
+  or of a pool it is carved from changes;
 - a reservation is an IP address with status ``active`` and the custom fields ``netpool_claim`` (unique:
   ``namespace/pool/owner/key``, each part percent-encoded), ``netpool_pool``, ``netpool_owner``,
   ``netpool_expires`` (a lease's end, a datetime) and ``netpool`` (JSON: key, static, metadata, times); its
@@ -54,6 +55,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import FreeSpace, Store
+from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
 
 
 TAG = 'netpool'
@@ -843,7 +845,7 @@ class NetboxFreeSpace(FreeSpace):
         return r.address
 
     def take(self, pool, version, n):
-        for member in _freespace.family(self.store, pool):
+        for member in Tree.of(self.store, pool.namespace).family(pool):
             for v, n, _until, ident in self._resting(member, v_n=(version, n)):
                 self.store._later(functools.partial(self.store._delete_address, ident), frees=(v, n))
 
@@ -901,10 +903,10 @@ class NetboxFreeSpace(FreeSpace):
         current = store.get_pool(pool.namespace, pool.name)
         if current is None:
             return
-        children = [p for p in store.list_pools(pool.namespace) if p.parent == current.name]
+        tree = Tree.of(store, pool.namespace)
         wanted = set()
         for subnet in current.subnets:
-            for a, b in subnet.allocatable(_freespace.carved(subnet, children)):
+            for a, b in tree.allocatable(current, subnet):
                 if b - a + 1 > RANGE_LIMIT:
                     raise Unsupported(
                         "The NetBox store keeps what a subnet hands out as NetBox IP ranges, which hold at most %d "

@@ -24,6 +24,11 @@ Every successful reserve is run again at once: same address, ``changed: false``.
 A dynamically taken address is checked against the model at the time it is
 taken: in a range, not excluded, not the gateway, not held, not waiting.
 
+The pool tree (issue 23): what an ancestor withholds (its gateway, network and broadcast addresses,
+exclusions) is free in no pool below it, derived, never copied into the child; rules edit parents after
+carving (gateway, exclusions, resize) and delete child pools whose addresses rest under a reuse delay (they
+rest on in the parent); after every step no pool's free space holds an ancestor's withheld address.
+
 Runs on SQLite, JSON and PostgreSQL (fewer examples there: ``PG_SETTINGS``).
 """
 
@@ -186,6 +191,18 @@ class IpamMachine(RuleBasedStateMachine):
     def _children(self, ns, name):
         return sorted(n for (o, n), p in self.pools.items() if o == ns and p.parent == name)
 
+    def _ancestors(self, ns, name):
+        found = []
+        while self.pools[(ns, name)].parent is not None:
+            name = self.pools[(ns, name)].parent
+            found.append(name)
+        return found
+
+    def _withheld(self, ns, name, sub):
+        """The addresses of ``sub`` an ancestor withholds: its gateway, network/broadcast, exclusions."""
+        return set(n for a in self._ancestors(ns, name) for s in self.pools[(ns, a)].subnets if s.version == sub.version
+                   for n in range(max(s.first, sub.first), min(s.last, sub.last) + 1) if s.excluded(n))
+
     def _expire(self, ns, name):
         """Leases run out and reuse delays end across the whole family of the pool."""
         for member in self._family(ns, name):
@@ -213,7 +230,7 @@ class IpamMachine(RuleBasedStateMachine):
 
     def _free(self, ns, name, sub):
         held, waiting = self._held_in(ns), self._waiting_in(ns)
-        return set(n for n in sub.allocatable() - self._carved(ns, name, sub)
+        return set(n for n in sub.allocatable() - self._carved(ns, name, sub) - self._withheld(ns, name, sub)
                    if (sub.version, n) not in held and (sub.version, n) not in waiting)
 
     def _model_reserve(self, ns, name, owner, key, wanted, family, ttl, force, reassign):
@@ -263,7 +280,8 @@ class IpamMachine(RuleBasedStateMachine):
                 holder = next((i for i, r in self.res.items() if i[0] == ns and r['vn'] == wanted), None)
                 if holder is not None and not reassign:
                     raise Expect('address_in_use')
-                if not force and (sub.excluded(wanted[1]) or wanted[1] in self._carved(ns, name, sub)):
+                if not force and (sub.excluded(wanted[1]) or wanted[1] in self._carved(ns, name, sub)
+                                  or wanted[1] in self._withheld(ns, name, sub)):
                     raise Expect('address_excluded')
         return options, cur
 
@@ -351,11 +369,25 @@ class IpamMachine(RuleBasedStateMachine):
         result = self._call(expected, 'pool', name, namespace=ns, state='absent', force=force)
         if result is not None:
             assert result['changed'] is True
-            for ident in [i for i in self.res if i[0] == ns and i[1] in gone]:
-                del self.res[ident]
-            for member in gone:
-                del self.pools[(ns, member)]
-                self.waiting.pop((ns, member), None)
+            self._model_delete(ns, name)
+
+    def _model_delete(self, ns, name):
+        """A pool deleted with its children, deepest first: what rests in each (and, for its delay, what it
+        held) rests on in its parent until its time (SPEC §3.6)."""
+        for child in self._children(ns, name):
+            self._model_delete(ns, child)
+        pool = self.pools.pop((ns, name))
+        waiting = self.waiting.pop((ns, name), {})
+        held = [i for i in self.res if i[:2] == (ns, name)]
+        if pool.parent is not None:
+            moved = dict((vn, until) for vn, until in waiting.items() if until > self.now)
+            if pool.delay:
+                moved.update((self.res[i]['vn'], self.now + pool.delay) for i in held)
+            into = self.waiting.setdefault((ns, pool.parent), {})
+            for vn, until in moved.items():
+                into.setdefault(vn, until)
+        for ident in held:
+            del self.res[ident]
 
     @rule(data=st.data(), name=st.sampled_from(CHILDREN), prefix=st.sampled_from(PREFIXES),
           delay=st.sampled_from((0, 60)))
@@ -387,10 +419,8 @@ class IpamMachine(RuleBasedStateMachine):
             return
         psub, start = block
         child = Sub('%s/%d' % (_addr(psub.version, start), prefix))
-        child.exclude = set(n for n in psub.exclude | set([psub.gateway]) if n is not None and n in range(
-            child.first, child.last + 1))
         assert result['pool']['subnets'][0]['cidr'] == child.cidr
-        assert set().union(*[_span(x)[1] for x in result['pool']['subnets'][0]['exclude']]) == child.exclude
+        assert result['pool']['subnets'][0]['exclude'] == []        # derived from the parent, never copied
         self.pools[(ns, name)] = PoolModel([child], 'first', delay, parent)
         assert self.svc.pool(name, namespace=ns, parent=parent, prefix_length=prefix)['changed'] is False
 
@@ -479,6 +509,7 @@ class IpamMachine(RuleBasedStateMachine):
                 assert vn[1] in sub.allocatable() and not sub.excluded(vn[1]) and vn[1] != sub.gateway
                 assert vn not in self._held_in(ns) and vn not in self._waiting_in(ns)
                 assert vn[1] not in self._carved(ns, name, sub)
+                assert vn[1] not in self._withheld(ns, name, sub), 'an ancestor withholds %s' % _addr(*vn)
             changed = self._commit_reserve(ident, vn, cur, ttl, wanted is not None)
         assert result['changed'] is changed, (result, changed)
         if ttl is None and wanted is None:
@@ -488,8 +519,8 @@ class IpamMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), owner=st.sampled_from(OWNERS), key=st.sampled_from((None,) + KEYS),
           whole_namespace=st.booleans())
-    def release(self, data, owner, key, whole_namespace):
-        ns, name = self._pick_pool(data)
+    def release(self, data, owner, key, whole_namespace, picked=None):
+        ns, name = picked or self._pick_pool(data)
         if whole_namespace:
             key = name = None
         targets = [i for i in self.res if i[0] == ns and (name is None or i[1] == name) and i[2] == owner
@@ -518,6 +549,141 @@ class IpamMachine(RuleBasedStateMachine):
     @rule(seconds=st.sampled_from((1, 29, 31, 60, 91, 300)))
     def advance(self, seconds):
         self.clock.advance(seconds)
+
+    # -- the pool tree ------------------------------------------------------------------------------------------
+    def _parents(self):
+        return sorted(k for k in self.pools if self._children(*k))
+
+    def _a_parent(self, data, top=False):
+        """A pool with children (``top``: without a parent itself), carving one first when there is none."""
+        def parents():
+            return [k for k in self._parents() if not top or self.pools[k].parent is None]
+        if not parents() and self.pools:
+            self.create_child(data, data.draw(st.sampled_from(CHILDREN)), data.draw(st.sampled_from(PREFIXES)),
+                              data.draw(st.sampled_from((0, 60))))
+        return data.draw(st.sampled_from(parents())) if parents() else None
+
+    @rule(data=st.data(), inside=st.booleans())
+    def parent_gateway(self, data, inside):
+        """A pool with children gets a gateway (or another one) after carving, often inside a child: it holds
+        in every pool below at once. (Only a top pool: a child's subnet is carved, not given.)"""
+        picked = self._a_parent(data, top=True)
+        if picked is None:
+            return
+        ns, name = picked
+        pool = self.pools[(ns, name)]
+        i = data.draw(st.integers(0, len(pool.subnets) - 1))
+        sub = pool.subnets[i]
+        kids = [cs for c in self._children(ns, name) for cs in self.pools[(ns, c)].subnets
+                if (cs.version, cs.first) in sub]
+        lo, hi = (kids[0].first, kids[0].last) if kids and inside else (sub.first, sub.last)
+        gateway = data.draw(st.integers(lo, hi))
+        spec = [{'cidr': s.cidr} for s in pool.subnets]
+        spec[i]['gateway'] = _addr(sub.version, gateway)
+        result = self._call(None, 'pool', name, namespace=ns, subnets=spec)
+        assert result['changed'] is (sub.gateway != gateway)
+        sub.gateway = gateway
+
+    @rule(data=st.data(), state=st.sampled_from(('present', 'present', 'absent')))
+    def parent_exclusion(self, data, state):
+        """An exclusion of a parent (at any depth) over addresses of one of its children, after carving."""
+        picked = self._a_parent(data)
+        if picked is None:
+            return
+        ns, name = picked
+        child = self.pools[(ns, data.draw(st.sampled_from(self._children(ns, name))))].subnets[0]
+        a = data.draw(st.integers(child.first, child.last))
+        b = data.draw(st.integers(a, min(child.last, a + 3)))
+        self._call(None, 'range', name, '%s-%s' % (_addr(child.version, a), _addr(child.version, b)), namespace=ns,
+                   kind='excluded', state=state)
+        sub = self.pools[(ns, name)].subnet_of((child.version, a))
+        span = set(range(a, b + 1))
+        sub.exclude = sub.exclude | span if state == 'present' else sub.exclude - span
+
+    @staticmethod
+    def _landmarks(sub):
+        """The network and broadcast (IPv6: subnet-router) addresses and the gateway of a model subnet."""
+        found = set([sub.gateway]) if sub.gateway is not None else set()
+        if sub.version == 4 and sub.prefix <= 30:
+            found |= set([sub.first, sub.last])
+        elif sub.version == 6 and sub.prefix <= 127:
+            found.add(sub.first)
+        return found
+
+    @rule(data=st.data(), wider=st.booleans(), force=st.booleans())
+    def resize(self, data, wider, force):
+        """A top pool's subnet widened to its supernet or narrowed to one half, under its children and
+        reservations. Refusals are checked loosely (one of the codes SPEC §3.4 gives, nothing changed); a
+        success must keep every reservation off what the new cidr makes its network, broadcast or gateway
+        address (issue 23, defect 5), and the invariants check the rest."""
+        tops = sorted(k for k in self.pools if self.pools[k].parent is None)
+        if not tops:
+            return
+        ns, name = data.draw(st.sampled_from(tops))
+        pool = self.pools[(ns, name)]
+        i = data.draw(st.integers(0, len(pool.subnets) - 1))
+        old = pool.subnets[i]
+        net = ipaddress.ip_network(old.cidr)
+        if wider:
+            new = net.supernet()
+        elif net.prefixlen == net.max_prefixlen:
+            return
+        else:
+            new = data.draw(st.sampled_from(list(net.subnets())))
+        spec = [{'cidr': s.cidr} for s in pool.subnets]
+        spec[i] = {'cidr': str(new)}
+        before = export_state(self.store)
+        try:
+            result = self.svc.pool(name, namespace=ns, subnets=spec, force=force)
+        except IpamError as e:
+            assert e.code in ('invalid_argument', 'pool_in_use', 'pool_overlap'), (e.code, e.msg)
+            assert export_state(self.store) == before
+            return
+        sub = _doc_sub(result['pool']['subnets'][i])
+        landmarks = self._landmarks(sub) - self._landmarks(old)
+        held = set(r['vn'] for ident, r in self.res.items()     # an expired lease is not held (SPEC §3.5)
+                   if ident[0] == ns and (r['expires'] is None or r['expires'] > self.now))
+        assert not [n for n in landmarks if (sub.version, n) in held], ('left on a landmark', old.cidr, str(new))
+        released = set((r['pool'], r['owner'], r['key']) for r in result['released'])
+        for ident in [ident for ident in self.res if ident[:2] == (ns, name)]:
+            if ident[1:] in released:
+                assert force and sub.version == self.res[ident]['vn'][0] and self.res[ident]['vn'] not in sub
+                del self.res[ident]         # released outside every subnet: nothing rests
+        pool.subnets[i] = sub
+
+    @rule(data=st.data(), force=st.booleans(), release_first=st.booleans())
+    def delete_child(self, data, force, release_first):
+        """A child pool deleted, mostly one whose addresses rest under its reuse delay: they rest on in its
+        parent until their time (SPEC §3.6), and so do, for its delay, those force releases with it."""
+        kids = sorted(k for k in self.pools if self.pools[k].parent is not None)
+        if not kids:
+            return
+        resting = [k for k in kids if self.waiting.get(k)]
+        delayed = [k for k in kids if self.pools[k].delay]
+        ns, name = data.draw(st.sampled_from(resting or delayed or kids))
+        if release_first:       # what its hosts held rests under its reuse delay
+            if not any(i[:2] == (ns, name) for i in self.res):
+                self._reserve(ns, name, data.draw(st.sampled_from(OWNERS)), 'default', None, None, None, False, False)
+            for owner in sorted(set(i[2] for i in self.res if i[:2] == (ns, name))):
+                self.release(data, owner, None, False, picked=(ns, name))
+        held = [i for i in self.res if i[:2] == (ns, name)]
+        expected = 'pool_in_use' if (held or self._children(ns, name)) and not force else None
+        if self._call(expected, 'pool', name, namespace=ns, state='absent', force=force) is not None:
+            self._model_delete(ns, name)
+
+    @invariant()
+    def nothing_an_ancestor_withholds_is_free(self):
+        """No pool's free space holds an address that a pool it is carved from withholds (its gateway, network
+        and broadcast addresses, exclusions), read from the store's pools and free spans."""
+        with self.store.transaction(write=False):
+            free = self.store.free_space()
+            pools = dict(((p.namespace, p.name), dict(p.to_data(), free=[
+                '%s-%s' % (_addr(v, a), _addr(v, b)) for v, a, b in free.spans(p)])) for p in self.store.list_pools())
+        for (ns, name), pool in pools.items():
+            if pool['parent'] is None:
+                continue
+            spans = set((v, n) for v, ns_ in map(_span, pool['free']) for n in ns_)
+            assert not spans & _withheld_in(pools, ns, name), (name, sorted(spans & _withheld_in(pools, ns, name)))
 
     # -- invariants ---------------------------------------------------------------------------------------------
     @invariant()
@@ -554,13 +720,37 @@ class IpamMachine(RuleBasedStateMachine):
                 exclude = set().union(*[_span(x)[1] for x in s['exclude']])
                 gateway = _parse(s['gateway'])[1] if s['gateway'] else None
                 expected |= set((sub.version, n) for n in ranges - exclude - set([gateway]))
-            expected -= held_in | waiting_in | carved
+            expected -= held_in | waiting_in | carved | _withheld_in(pools, ns, name)
             free = set()
             for span in pool['free']:
                 v, ns_ = _span(span)
                 free |= set((v, n) for n in ns_)
             assert free == expected, (name, sorted(free ^ expected))
         assert self.svc.verify() == {'changed': False, 'problems': [], 'repaired': []}
+
+
+def _doc_sub(data):
+    """A model subnet from an exported subnet."""
+    sub = Sub(data['cidr'])
+    sub.ranges = set().union(*[_span(x)[1] for x in data['ranges']])
+    sub.exclude = set().union(*[_span(x)[1] for x in data['exclude']])
+    sub.gateway = _parse(data['gateway'])[1] if data['gateway'] else None
+    return sub
+
+
+def _withheld_in(pools, ns, name):
+    """(version, address) of pool ``name`` that an ancestor withholds, from exported pools alone."""
+    found, seen, pool = set(), set([name]), pools[(ns, name)]
+    mine = [Sub(s['cidr']) for s in pool['subnets']]
+    while pool['parent'] is not None and pool['parent'] not in seen:
+        seen.add(pool['parent'])
+        pool = pools[(ns, pool['parent'])]
+        for theirs in map(_doc_sub, pool['subnets']):
+            for sub in mine:
+                if sub.version == theirs.version:
+                    found |= set((sub.version, n) for n in range(max(sub.first, theirs.first),
+                                                                 min(sub.last, theirs.last) + 1) if theirs.excluded(n))
+    return found
 
 
 class SqliteMachine(IpamMachine):

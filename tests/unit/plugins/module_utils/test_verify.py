@@ -171,6 +171,13 @@ def child_of_a_missing_parent(raw):
     add_free(raw, 'kid', '10.5.0.1', '10.5.0.14')
 
 
+def child_free_span_over_the_parents_gateway(raw):
+    """A child pool (written as a store of an older version left it: no copy of its parent's gateway) whose
+    free span holds the parent's gateway: derived, the gateway is free in no pool below the parent."""
+    add_pool(raw, 'kid', '10.0.0.0/29', parent='web')
+    add_free(raw, 'kid', '10.0.0.1', '10.0.0.6')
+
+
 #: corruption -> the problems verify finds: (code, pools, addresses, reservations' owners)
 CASES = [
     (overlapping_free_span, [('free_span_overlap', ['web'], ['10.0.0.12-10.0.0.50', '10.0.0.30-10.0.0.40'], [])]),
@@ -184,6 +191,7 @@ CASES = [
                          ('pool_overlap', ['web', 'other'], ['10.0.0.0/24', '10.0.0.192/26'], [])]),
     (child_outside_its_parent, [('child_outside_parent', ['kid', 'web'], ['10.5.0.0/28'], [])]),
     (child_of_a_missing_parent, [('parent_missing', ['kid', 'nope'], ['10.5.0.0/28'], [])]),
+    (child_free_span_over_the_parents_gateway, [('free_space_mismatch', ['kid'], ['10.0.0.1-10.0.0.1'], [])]),
 ]
 
 

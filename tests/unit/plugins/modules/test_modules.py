@@ -91,3 +91,51 @@ def test_a_bug_is_an_internal_error_with_its_traceback_apart(store, capsys, monk
     assert 'ANSIBLE_DISPLAY_TRACEBACK=error' in out['msg'] and 'Traceback' not in out['msg']
     assert 'Traceback' in out['exception'] and 'KeyError' in out['exception']
     assert 'tok-SECRET' not in json.dumps(out)
+
+
+def test_a_child_never_hands_out_what_its_parent_withholds(store, capsys):
+    """Issue 23, defect 2: the parent's network address (a /31 child has none of its own) and a gateway the
+    parent gets after carving are free in no child; verify finds the store clean."""
+    run(pool, {'name': 'site', 'cidr': '10.0.0.0/24', 'store': store}, capsys)
+    code, out = run(pool, {'name': 'p2p', 'parent': 'site', 'prefix_length': 31, 'store': store}, capsys)
+    assert code == 0 and out['pool']['subnets'][0]['cidr'] == '10.0.0.0/31'
+    code, out = run(pool, {'name': 'lan', 'parent': 'site', 'prefix_length': 28, 'store': store}, capsys)
+    assert code == 0 and out['pool']['subnets'][0]['cidr'] == '10.0.0.16/28'
+    code, out = run(pool, {'name': 'site', 'cidr': '10.0.0.0/24', 'gateway': '10.0.0.17', 'store': store}, capsys)
+    assert code == 0 and out['changed']
+    code, out = run(reservation, {'pool': 'p2p', 'owner': 'r1', 'store': store}, capsys)
+    assert code == 0 and out['reservation']['address'] == '10.0.0.1'
+    code, out = run(reservation, {'pool': 'p2p', 'owner': 'r2', 'store': store}, capsys)
+    assert code == 1 and out['error'] == 'pool_exhausted'
+    code, out = run(reservation, {'pool': 'lan', 'owner': 'h1', 'store': store}, capsys)
+    assert code == 0 and out['reservation']['address'] == '10.0.0.18'
+    code, out = run(reservation, {'pool': 'lan', 'owner': 'h2', 'address': '10.0.0.17', 'store': store}, capsys)
+    assert code == 1 and out['error'] == 'address_excluded'
+    code, out = run(info, {'store': store, 'verify': True}, capsys)
+    assert code == 0 and out['problems'] == []
+
+
+def test_a_resize_never_leaves_a_host_on_the_new_network_address(store, capsys):
+    """Issue 23, defect 5: 10.1.0.0/23 with a host on 10.1.1.0, then cidr 10.1.1.0/24."""
+    run(pool, {'name': 'p', 'cidr': '10.1.0.0/23', 'store': store}, capsys)
+    code, out = run(reservation, {'pool': 'p', 'owner': 'db1', 'address': '10.1.1.0', 'store': store}, capsys)
+    assert code == 0
+    code, out = run(pool, {'name': 'p', 'cidr': '10.1.1.0/24', 'store': store}, capsys)
+    assert code == 1 and out['error'] == 'invalid_argument'
+    assert "owner 'db1'" in out['msg'] and '10.1.1.0,' in out['msg'] and 'network address' in out['msg']
+    code, out = run(info, {'store': store, 'pool': 'p'}, capsys)
+    assert out['pools'][0]['subnets'][0]['cidr'] == '10.1.0.0/23'
+
+
+def test_a_deleted_childs_resting_addresses_rest_in_its_parent(store, capsys):
+    """Issue 23, defect 6: the parent does not hand out at once an address still inside the child's reuse
+    delay."""
+    run(pool, {'name': 'site', 'cidr': '10.2.0.0/28', 'store': store}, capsys)
+    run(pool, {'name': 'kid', 'parent': 'site', 'prefix_length': 29, 'reuse_delay': 3600, 'store': store}, capsys)
+    code, out = run(reservation, {'pool': 'kid', 'owner': 'h1', 'store': store}, capsys)
+    assert out['reservation']['address'] == '10.2.0.1'
+    run(reservation, {'pool': 'kid', 'owner': 'h1', 'state': 'absent', 'store': store}, capsys)
+    code, out = run(pool, {'name': 'kid', 'state': 'absent', 'store': store}, capsys)
+    assert code == 0 and out['changed']
+    code, out = run(reservation, {'pool': 'site', 'owner': 'h2', 'store': store}, capsys)
+    assert code == 0 and out['reservation']['address'] == '10.2.0.2'

@@ -244,6 +244,32 @@ class PoolTests(Base):
         self.fails(svc, 'pool_exhausted', svc.reserve, 'r', 'h10')
         assert svc.pool('r', subnets=[{'cidr': '10.0.0.0/23'}])['changed'] is False
 
+    @pytest.mark.parametrize('held, cidr, gateway, what, pool', [
+        ('10.74.1.0', '10.74.1.0/24', None, 'the network address of 10.74.1.0/24', 'r'),
+        ('10.74.0.255', '10.74.0.0/24', None, 'the broadcast address of 10.74.0.0/24', 'r'),
+        ('10.74.0.9', '10.74.0.0/24', '10.74.0.9', 'the gateway of 10.74.0.0/24', 'r'),
+        ('10.74.0.255', '10.74.0.0/24', None, 'the broadcast address of 10.74.0.0/24', 'kid'),
+    ])
+    def test_a_resize_never_leaves_a_reservation_on_a_network_broadcast_or_gateway_address(
+            self, svc, held, cidr, gateway, what, pool):
+        """Issue 23, defect 5 (SPEC §3.4): invalid_argument naming the owner and the address, with force too; a
+        reservation of a child pool counts as well."""
+        svc.pool('r', subnets=[{'cidr': '10.74.0.0/23'}])
+        if pool == 'kid':
+            svc.pool('kid', parent='r', prefix_length=24)                  # 10.74.0.0/24: .255 is its broadcast
+        svc.reserve(pool, 'h1', address=held, force=True)
+        subnet = dict({'cidr': cidr}, **({'gateway': gateway} if gateway else {}))
+        error = self.fails(svc, 'invalid_argument', svc.pool, 'r', subnets=[subnet])
+        assert "owner 'h1'" in error.msg and held in error.msg and what in error.msg, error.msg
+        assert error.details['holder'] == {'pool': pool, 'owner': 'h1', 'key': 'default', 'address': held}
+        self.fails(svc, 'invalid_argument', svc.pool, 'r', subnets=[subnet], force=True)
+
+    def test_a_resize_keeps_a_reservation_forced_on_an_address_that_stays_the_network_address(self, svc):
+        svc.pool('r', subnets=[{'cidr': '10.75.0.0/24'}])
+        svc.reserve('r', 'anycast', address='10.75.0.0', force=True)
+        assert svc.pool('r', subnets=[{'cidr': '10.75.0.0/23'}])['changed'] is True
+        assert svc.info(owner='anycast')['reservations'][0]['address'] == '10.75.0.0'
+
     def test_a_resized_subnet_takes_what_is_given_anew(self, svc):
         svc.pool('r', subnets=[self.ROUTED])
         pool = svc.pool('r', subnets=[{'cidr': '10.0.0.0/25', 'gateway': '10.0.0.126', 'ranges': ['10.0.0.30-10.0.0.40'],
@@ -682,21 +708,77 @@ class ChildPoolTests(Base):
         svc.pool('site', subnets=[{'cidr': '10.70.0.0/16', 'gateway': '10.70.0.1'}])
         child = svc.pool('kid', parent='site', prefix_length=24)['pool']
         assert child['subnets'][0]['cidr'] == '10.70.0.0/24'
-        assert child['subnets'][0]['exclude'] == ['10.70.0.1-10.70.0.1']
+        assert child['subnets'][0]['exclude'] == []             # derived from the parent, never copied
+        assert (child['size'], child['free']) == (253, 253)
         assert svc.reserve('kid', 'h1')['reservation']['address'] == '10.70.0.2'
+        self.fails(svc, 'address_excluded', svc.reserve, 'kid', 'h2', address='10.70.0.1')
+        assert svc.reserve('kid', 'router', address='10.70.0.1', force=True)['reservation']['static'] is True
 
     def test_a_child_never_hands_out_the_parents_exclusions(self, svc):
         svc.pool('site', subnets=[{'cidr': '10.71.0.0/24', 'gateway': '10.71.0.1',
                                    'exclude': ['10.71.0.2-10.71.0.5', '10.71.0.40-10.71.0.200']}])
         child = svc.pool('kid', parent='site', prefix_length=28)['pool']
         assert child['subnets'][0]['cidr'] == '10.71.0.0/28'
-        assert child['subnets'][0]['exclude'] == ['10.71.0.1-10.71.0.5']   # only what lies in the child
+        assert child['subnets'][0]['exclude'] == []
         assert svc.reserve('kid', 'h1')['reservation']['address'] == '10.71.0.6'
         wide = svc.pool('wide', parent='site', prefix_length=26)['pool']
         assert wide['subnets'][0]['cidr'] == '10.71.0.64/26'
-        assert wide['subnets'][0]['exclude'] == ['10.71.0.64-10.71.0.127']
+        assert (wide['size'], wide['free']) == (0, 0)
         self.fails(svc, 'pool_exhausted', svc.reserve, 'wide', 'h2')
         self.fails(svc, 'address_excluded', svc.reserve, 'kid', 'h3', address='10.71.0.3')
+
+    def test_what_a_parent_withholds_later_holds_in_every_pool_below_it_at_once(self, svc):
+        """Issue 23, defect 2: a gateway or exclusion the parent gets after carving holds in its children and
+        grandchildren at once (derived, not copied), and one it lets go of is handed out there again."""
+        svc.pool('site', subnets=[{'cidr': '10.72.0.0/16'}])
+        svc.pool('kid', parent='site', prefix_length=24)                      # 10.72.0.0/24
+        svc.pool('grandkid', parent='kid', prefix_length=28)                  # 10.72.0.0/28
+        svc.pool('site', subnets=[{'cidr': '10.72.0.0/16', 'gateway': '10.72.0.1'}])
+        svc.range('site', '10.72.0.2-10.72.0.5', kind='excluded')
+        assert svc.reserve('grandkid', 'h1')['reservation']['address'] == '10.72.0.6'
+        grandkid = svc.info(pool='grandkid')['pools'][0]
+        assert (grandkid['size'], grandkid['used'], grandkid['free']) == (9, 1, 8)
+        for address in ('10.72.0.1', '10.72.0.4'):
+            self.fails(svc, 'address_excluded', svc.reserve, 'grandkid', 'h2', address=address)
+            self.fails(svc, 'address_excluded', svc.reserve, 'kid', 'h2', address=address)
+        assert svc.verify()['problems'] == []
+        svc.range('site', '10.72.0.2-10.72.0.3', kind='excluded', state='absent')
+        assert svc.reserve('grandkid', 'h3')['reservation']['address'] == '10.72.0.2'
+        assert svc.verify()['problems'] == []
+
+    def test_a_31_child_never_hands_out_the_parents_network_address(self, svc):
+        """Issue 23, defect 2: a /31 child has no network address of its own, but its parent's is not free."""
+        svc.pool('site', subnets=[{'cidr': '10.73.0.0/24'}])
+        assert svc.pool('kid', parent='site', prefix_length=31)['pool']['subnets'][0]['cidr'] == '10.73.0.0/31'
+        assert svc.reserve('kid', 'h1')['reservation']['address'] == '10.73.0.1'
+        self.fails(svc, 'pool_exhausted', svc.reserve, 'kid', 'h2')
+        self.fails(svc, 'address_excluded', svc.reserve, 'kid', 'h2', address='10.73.0.0')
+        assert svc.reserve('kid', 'h2', address='10.73.0.0', force=True)['changed'] is True
+        svc.release(owner='h2')
+        self.fails(svc, 'pool_exhausted', svc.reserve, 'kid', 'h3')         # given back, still withheld
+        assert svc.verify()['problems'] == []
+
+    def test_deleting_a_child_leaves_its_resting_addresses_resting_in_its_parent(self, svc, clock):
+        """Issue 23, defect 6 (SPEC §3.6): the parent hands them out only once their reuse delay is over; so do
+        the addresses force releases with the child."""
+        svc.pool('site', subnets=[{'cidr': '10.76.0.0/27'}])
+        svc.pool('kid', parent='site', prefix_length=29, reuse_delay=600)     # 10.76.0.0/29
+        svc.pool('kid2', parent='site', prefix_length=29, reuse_delay=600)    # 10.76.0.8/29
+        assert svc.reserve('kid', 'h1')['reservation']['address'] == '10.76.0.1'
+        assert svc.reserve('kid2', 'h2')['reservation']['address'] == '10.76.0.9'
+        svc.release(owner='h1')
+        svc.pool('kid', state='absent')
+        svc.pool('kid2', state='absent', force=True)
+        site = svc.info(pool='site')['pools'][0]
+        assert (site['size'], site['free']) == (30, 28)
+        got = [svc.reserve('site', 'h%d' % i)['reservation']['address'] for i in range(3, 5)]
+        assert got == ['10.76.0.2', '10.76.0.3']
+        assert svc.verify()['problems'] == []
+        clock.advance(601)
+        got = [svc.reserve('site', 'h%d' % i)['reservation']['address'] for i in range(5, 7)]
+        assert got == ['10.76.0.1', '10.76.0.4']
+        assert svc.reserve('site', 'h9', address='10.76.0.9')['changed'] is True
+        assert svc.verify()['problems'] == []
 
     @needs('wide')
     def test_ipv6_children_out_of_a_48(self, svc):

@@ -1,0 +1,135 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The pool tree: parent and child pools, and what an ancestor withholds from the pools below it (SPEC §2).
+
+This is a private module: it may change at any time.
+
+Everything here is derived from the pools alone (their ``parent`` and subnets), never stored: a child keeps
+no copy of what its parent withholds, so a gateway or exclusion the parent gets later holds in every pool
+below it at once. The parent/child walk is written here once (``lineage``); ``Tree`` answers the rest over
+the pools of one namespace:
+
+- ``parent``, ``ancestors``, ``root``, ``children``, ``descendants``, ``family`` (the root and every pool
+  below it: the pools one address of the family may concern);
+- ``carved(pool, subnet)``: the spans of ``subnet`` given to the pool's child pools;
+- ``withheld(pool, subnet)``: the spans of ``subnet`` an ancestor withholds: the gateway, the network and
+  broadcast (IPv6: subnet-router) addresses and the exclusions of every ancestor's subnets
+  (``Subnet.withheld``);
+- ``allocatable(pool, subnet)``: what dynamic allocation may hand out there: the subnet's ranges less its
+  own exclusions and gateway, less ``carved`` and ``withheld``;
+- ``excluded(pool, subnet, n)``: whether a static request of ``n`` needs ``force``.
+
+Addresses resting under a reuse delay are store state, not shape: the free-space derivation
+(``_freespace.derive``) counts an address resting in any pool of the namespace as free in none, which
+covers the ancestors' resting addresses. Every answer is spans, never a list of addresses: an IPv6 /64
+is never enumerated.
+"""
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+
+
+def lineage(pool, get):
+    """The pools ``pool`` descends from, nearest first. ``get(name)`` returns a pool or None; a parent that
+    does not exist, or a cycle (a damaged store), ends the chain."""
+    found, seen = [], set([pool.name])
+    name = pool.parent
+    while name is not None and name not in seen:
+        parent = get(name)
+        if parent is None:
+            break
+        found.append(parent)
+        seen.add(name)
+        name = parent.parent
+    return found
+
+
+def root_name(pool, get):
+    """The name of the top pool of ``pool``'s family (``pool``'s own without a parent)."""
+    chain = lineage(pool, get)
+    return chain[-1].name if chain else pool.name
+
+
+class Tree(object):
+    """The pool tree of one namespace, over its pools (as ``Store.list_pools(namespace)`` gives them).
+
+    A pool passed to a method need not be the one the tree holds under its name (a changed copy not yet
+    saved): children are found by its name, ancestors from its ``parent``, subnets are the ones passed."""
+
+    def __init__(self, pools):
+        self.pools = dict((p.name, p) for p in pools)
+        self._children = {}
+        for p in sorted(pools, key=lambda p: p.name):
+            if p.parent is not None and p.parent != p.name:
+                self._children.setdefault(p.parent, []).append(p)
+
+    @classmethod
+    def of(cls, store, namespace):
+        """The tree of ``namespace`` in ``store`` (inside a transaction)."""
+        return cls(store.list_pools(namespace))
+
+    def get(self, name):
+        return self.pools.get(name)
+
+    # -- the walk -------------------------------------------------------------------------------------
+    def parent(self, pool):
+        return self.pools.get(pool.parent) if pool.parent is not None else None
+
+    def ancestors(self, pool):
+        """The pools ``pool`` descends from, nearest first."""
+        return lineage(pool, self.pools.get)
+
+    def root(self, pool):
+        """The top pool of ``pool``'s family (``pool`` itself without a parent)."""
+        chain = self.ancestors(pool)
+        return chain[-1] if chain else pool
+
+    def children(self, pool):
+        """The pools carved from ``pool``, sorted by name."""
+        return list(self._children.get(pool.name, []))
+
+    def descendants(self, pool):
+        """Every pool below ``pool``, nearest first (children, then grandchildren, ...)."""
+        found, seen, todo = [], set([pool.name]), [pool]
+        while todo:
+            for child in self.children(todo.pop(0)):
+                if child.name not in seen:
+                    seen.add(child.name)
+                    found.append(child)
+                    todo.append(child)
+        return found
+
+    def family(self, pool):
+        """The root of ``pool``'s family and every pool below it, sorted by name."""
+        top = self.root(pool)
+        top = self.pools.get(top.name, top)
+        return sorted([top] + self.descendants(top), key=lambda p: p.name)
+
+    # -- what the tree means for one subnet -------------------------------------------------------------
+    def carved(self, pool, subnet):
+        """The spans of ``subnet`` (one of ``pool``'s) given to its child pools, merged."""
+        return iv.merge([(cs.first, cs.last) for child in self.children(pool) for cs in child.subnets
+                         if cs.overlaps(subnet)])
+
+    def withheld(self, pool, subnet):
+        """The spans of ``subnet`` (one of ``pool``'s) that an ancestor withholds, merged: the gateway, the
+        network and broadcast addresses and the exclusions of the ancestors' subnets."""
+        spans = []
+        here = [(subnet.first, subnet.last)]
+        for ancestor in self.ancestors(pool):
+            for theirs in ancestor.subnets:
+                if theirs.overlaps(subnet):
+                    spans += iv.intersect(theirs.withheld(), here)
+        return iv.merge(spans)
+
+    def allocatable(self, pool, subnet):
+        """What dynamic allocation may hand out in ``subnet`` of ``pool``: its ranges less its exclusions and
+        gateway, less its child pools and what an ancestor withholds."""
+        return iv.subtract(subnet.allocatable(self.carved(pool, subnet)), self.withheld(pool, subnet))
+
+    def excluded(self, pool, subnet, n):
+        """True for an address of ``subnet`` a static request may take only with ``force``: excluded, the
+        gateway, the network or broadcast address, in a child pool, or withheld by an ancestor."""
+        return subnet.is_excluded(n) or iv.contains(self.carved(pool, subnet), n) \
+            or iv.contains(self.withheld(pool, subnet), n)
