@@ -6,8 +6,7 @@
 """What the inventory plugin netpool.ipam.reservations costs (SPEC §4.5, issue 26).
 
 `ansible-inventory --list` of N owners, one reservation each (metadata role), side by side in one run:
-  - yaml:      the same hosts, groups and variables (ansible_host, netpool_reservation,
-               netpool_reservations) written as a static YAML inventory (ansible.builtin.yaml)
+  - yaml:      the same hosts, groups and variables (ansible_host, netpool_reservations) written as a static YAML inventory (ansible.builtin.yaml)
   - yaml-min:  the same hosts in the same group with ansible_host alone (the least a static inventory holds)
   - plugin:    netpool.ipam.reservations on the store (SQLite, and the other stores asked for)
   - keyed:     the plugin with keyed_groups over the metadata (role_web, role_db)
@@ -57,8 +56,7 @@ def yaml_inventory(data, minimal):
         if minimal:
             hosts[r['owner']] = {'ansible_host': r['address']}
         else:
-            hosts[r['owner']] = {'ansible_host': r['address'], 'netpool_reservation': r,
-                                 'netpool_reservations': [r]}
+            hosts[r['owner']] = {'ansible_host': r['address'], 'netpool_reservations': [r]}
     return json.dumps({'all': {'children': {'bench': {'hosts': hosts}}}}, sort_keys=True)
 
 
@@ -93,7 +91,7 @@ def main():
             sources[name] = name + '.netpool.yml'
         with open(os.path.join(work, 'keyed.netpool.yml'), 'w') as f:
             f.write('plugin: netpool.ipam.reservations\nstore: %s\nkeyed_groups:\n'
-                    '  - {key: netpool_reservation.metadata.role, prefix: role}\n' % json.dumps(stores['plugin']))
+                    '  - {key: "netpool_reservations | map(attribute='metadata.role')", prefix: role}\n' % json.dumps(stores['plugin']))
         sources['keyed'] = 'keyed.netpool.yml'
         env = environment(ANSIBLE_INVENTORY_UNPARSED_FAILED='true')
 

@@ -19,12 +19,11 @@ description:
     O(pools) and O(keys), each a dict with the fields that M(netpool.ipam.reservation) returns (C(address),
     C(cidr), C(prefix_length), C(netmask), C(network), C(gateway), C(dns), C(pool), C(namespace), C(owner),
     C(key), C(static), C(metadata), C(created_at), C(updated_at), C(expires_at)), sorted by pool (in the order
-    of O(pools), else by name), then key, then IPv4 before IPv6; C(netpool_reservation), the one of them that
-    gives C(ansible_host); C(ansible_host), its address."
+    of O(pools), else by name), then key, then IPv4 before IPv6; and C(ansible_host) (below)."
   - C(ansible_host) is the address of the host's reservation under O(address_key). When several pools hold one
     for the host, the first pool wins (in the order of O(pools), else by name), and IPv4 before IPv6 within a
     pool. A host that holds no reservation under O(address_key) is still listed, with its reservations, but
-    without C(ansible_host) or C(netpool_reservation) (Ansible then connects to it by its name); O(compose) can
+    without C(ansible_host) (Ansible then connects to it by its name); O(compose) can
     set C(ansible_host) for such hosts, and a C(compose) entry for C(ansible_host) always wins.
   - Every pool (of O(pools), or every pool of the namespace) is a group, named O(pool_group_prefix) followed by
     the pool's name with every character not valid in a variable name replaced by C(_) (pool V(web-dmz) is group
@@ -101,12 +100,12 @@ pools: [web, db]
 address_key: eth0
 pool_group_prefix: pool_
 keyed_groups:
-  - key: netpool_reservation.metadata.role | default('none')
+  - key: netpool_reservations | map(attribute='metadata.role', default='none')
     prefix: role
 compose:
   ansible_user: "'admin'"
 groups:
-  static: netpool_reservation.static
+  static: netpool_reservations | selectattr('static') | length > 0
 
 # vms.netpool.yml: what Terraform reserved (store from NETPOOL_IPAM_STORE), cached for an hour
 plugin: netpool.ipam.reservations
@@ -208,7 +207,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             host_vars = {'netpool_reservations': reservations}
             chosen = next((r for r in reservations if r['key'] == address_key), None)
             if chosen is not None:
-                host_vars.update(ansible_host=chosen['address'], netpool_reservation=chosen)
+                host_vars['ansible_host'] = chosen['address']
             for name, value in host_vars.items():
                 inventory.set_variable(owner, name, value)
             self._set_composite_vars(compose, host_vars, owner, strict=strict)

@@ -32,7 +32,7 @@ output "addresses" { value = { for k, r in netpool_reservation.vm : k => r.addre
 
 SOURCE = '''plugin: netpool.ipam.reservations
 keyed_groups:
-  - key: netpool_reservation.metadata.role
+  - key: netpool_reservations | map(attribute='metadata.role')
     prefix: role
 '''
 
@@ -55,7 +55,7 @@ PLAY = '''
   tasks:
     - name: Mark them
       ansible.builtin.copy:
-        content: "{{ netpool_reservation.metadata.role }}"
+        content: "{{ netpool_reservations[0].metadata.role }}"
         dest: "{{ out }}/{{ inventory_hostname }}.role"
         mode: "0600"
 '''

@@ -7,7 +7,7 @@ source file, over real SQLite, JSON and PostgreSQL stores (and one NetBox run wh
 
 What is checked: hosts are the owners, ``ansible_host`` the address of ``address_key`` (the first pool in
 ``pools`` order when several hold one; none when the host holds none), ``netpool_reservations`` and
-``netpool_reservation``; a group per pool (sanitised, prefixed); ``pools``/``keys`` filters; compose, groups and
+a group per pool (sanitised, prefixed); ``pools``/``keys`` filters; compose, groups and
 keyed_groups over metadata; an expired lease is not listed; the cache; failures as the SPEC codes with no
 traceback and no secret; and a read that writes nothing.
 """
@@ -107,8 +107,9 @@ def test_hosts_groups_and_variables(tmp_path, store):
     seed(store)
     code, data, output = run_inventory(tmp_path, {
         'plugin': 'netpool.ipam.reservations', 'store': store,
-        'keyed_groups': [{'key': "netpool_reservation.metadata.role | default('none')", 'prefix': 'role'}],
-        'groups': {'static': 'netpool_reservation.static | default(false)'},
+        'keyed_groups': [{'key': "netpool_reservations | map(attribute='metadata.role', default='none')",
+                          'prefix': 'role'}],
+        'groups': {'static': "netpool_reservations | selectattr('static') | length > 0"},
         'compose': {'first_pool': 'netpool_reservations[0].pool'}})
     assert code == 0, output
     hostvars = data['_meta']['hostvars']
@@ -118,18 +119,17 @@ def test_hosts_groups_and_variables(tmp_path, store):
     assert hosts_of(data, 'db') == ['a', 'd', 'e']
     # several pools hold key default for a: the first by name (db) gives ansible_host
     assert hostvars['a']['ansible_host'] == '10.1.0.5'
-    assert hostvars['a']['netpool_reservation']['pool'] == 'db'
     assert [(r['pool'], r['key']) for r in hostvars['a']['netpool_reservations']] == [
         ('db', 'default'), ('db', 'eth1'), ('web-dmz', 'default')]
     assert hostvars['b']['ansible_host'] == '10.0.0.3'
-    assert hostvars['b']['netpool_reservation']['cidr'] == '10.0.0.3/24'
-    assert hostvars['b']['netpool_reservation']['gateway'] == '10.0.0.1'
+    assert hostvars['b']['netpool_reservations'][0]['cidr'] == '10.0.0.3/24'
+    assert hostvars['b']['netpool_reservations'][0]['gateway'] == '10.0.0.1'
     assert hostvars['c']['ansible_host'] == '2001:db8::1'
     # e holds no key default: listed, without ansible_host
-    assert 'ansible_host' not in hostvars['e'] and 'netpool_reservation' not in hostvars['e']
+    assert 'ansible_host' not in hostvars['e']
     assert [r['key'] for r in hostvars['e']['netpool_reservations']] == ['eth1']
     # Constructable over metadata
-    assert hosts_of(data, 'role_web') == ['b', 'c']
+    assert hosts_of(data, 'role_web') == ['a', 'b', 'c']
     assert hosts_of(data, 'role_db') == ['d']
     assert hosts_of(data, 'role_none') == ['a', 'e']
     assert hosts_of(data, 'static') == ['a']
@@ -291,7 +291,7 @@ def test_netbox(tmp_path):
         opened.close()
     code, data, output = run_inventory(tmp_path, {
         'plugin': 'netpool.ipam.reservations', 'store': url,
-        'keyed_groups': [{'key': 'netpool_reservation.metadata.role', 'prefix': 'role'}]},
+        'keyed_groups': [{'key': "netpool_reservations | map(attribute='metadata.role')", 'prefix': 'role'}]},
         NETPOOL_IPAM_STORE_TOKEN=token)
     assert code == 0, output
     hostvars = data['_meta']['hostvars']
