@@ -91,7 +91,8 @@ def main():
             sources[name] = name + '.netpool.yml'
         with open(os.path.join(work, 'keyed.netpool.yml'), 'w') as f:
             f.write('plugin: netpool.ipam.reservations\nstore: %s\nkeyed_groups:\n'
-                    '  - {key: "netpool_reservations | map(attribute='metadata.role')", prefix: role}\n' % json.dumps(stores['plugin']))
+                    '  - {key: "netpool_reservations | map(attribute=\'metadata.role\')", prefix: role}\n'
+                    % json.dumps(stores['plugin']))
         sources['keyed'] = 'keyed.netpool.yml'
         env = environment(ANSIBLE_INVENTORY_UNPARSED_FAILED='true')
 

@@ -59,13 +59,11 @@ options:
       - An owner none of whose reservations is kept is not a host.
     type: list
     elements: str
-    no_log: false
   address_key:
     description:
       - The key of the reservation whose address is the host's C(ansible_host).
     type: str
     default: default
-    no_log: false
   pool_group_prefix:
     description:
       - A prefix of the group of each pool (V(pool_) makes pool V(web) the group V(pool_web)), to keep them apart
