@@ -78,6 +78,8 @@ notes:
     source it could not parse; set E(ANSIBLE_INVENTORY_UNPARSED_FAILED=true) to make that fatal.
   - A relative O(store) path is relative to the directory C(ansible-inventory) or C(ansible-playbook) was started
     from, not to the inventory file.
+  - O(store) and O(store_token) may be vaulted in the source file (C(!vault |)); the token is better left to
+    E(NETPOOL_IPAM_STORE_TOKEN).
   - With O(cache=true), the hosts are read from the inventory cache while it is valid (O(cache_timeout)); the
     store is not read then. C(ansible-inventory --flush-cache) reads the store again.
 seealso:
@@ -150,6 +152,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def _read(self, path):
         """``{'pools': [...], 'reservations': [...]}`` from the store (one read transaction)."""
         params = dict((name, self.get_option(name)) for name in STORE_OPTIONS)
+        for name in ('store', 'store_token'):
+            if params[name] is not None:
+                params[name] = str(params[name])      # a vaulted value (!vault) is decrypted here
         pools, keys = self.get_option('pools'), self.get_option('keys')
         doing = 'reading the reservations of namespace %r' % (params['namespace'],)
         return plugin_call(params, lambda service: service.reservations(params['namespace'], pools, keys), doing,
@@ -161,9 +166,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         errors = option_errors(CHECKED, config or {})
         for name in ('pools', 'keys'):
             value = (config or {}).get(name)
-            if value is not None and not isinstance(value, list):
-                errors.append("argument '%s' must be a list of strings, got %s." % (name, type(value).__name__))
-            elif value is not None:
+            if isinstance(value, dict):
+                errors.append("argument '%s' must be a list of strings, got a dict." % name)
+            elif isinstance(value, list):
                 errors.extend("argument '%s' has an empty string as element %d." % (name, i + 1)
                               for i, v in enumerate(value) if isinstance(v, str) and not v.strip())
         if errors:
