@@ -122,8 +122,8 @@ def main():
             print('%-18s median %6.2f s  (%s)' % (name, median[name], ', '.join('%.2f' % v for v in values)))
         for name in times:
             if name.startswith(('plugin', 'keyed')):
-                print('%-18s / yaml %.2f   / yaml-min %.2f' % (name, median[name] / median['yaml'],
-                                                              median[name] / median['yaml-min']))
+                print('%-18s / yaml %.2f   / yaml-min %.2f'
+                      % (name, median[name] / median['yaml'], median[name] / median['yaml-min']))
         ratio = median['plugin'] / median['yaml']
         print('RESULT plugin / yaml ratio %.2f (target <= 2): %s' % (ratio, 'PASS' if ratio <= 2 else 'FAIL'))
         return 0 if ratio <= 2 else 1
