@@ -84,7 +84,8 @@ notes:
     store is not read then. C(ansible-inventory --flush-cache) reads the store again.
 seealso:
   - module: netpool.ipam.reservation
-  - lookup: netpool.ipam.address
+  - plugin: netpool.ipam.address
+    plugin_type: lookup
 """
 
 EXAMPLES = r"""
