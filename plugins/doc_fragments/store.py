@@ -99,6 +99,7 @@ options:
     description:
       - The secret of a remote store (the PostgreSQL password; a NetBox API token). Never shown in messages.
     type: str
+    secret: true
     env:
       - name: NETPOOL_IPAM_STORE_TOKEN
   validate_certs:

@@ -901,6 +901,30 @@ class Service(object):
                 return None
             return self.results.reservation(r)
 
+    def reservations(self, namespace='default', pools=None, keys=None):
+        """Every reservation of the namespace (the inventory plugin's one read): ``{'pools': [names],
+        'reservations': [dicts]}``, in one read transaction of two store questions (the pools, then every
+        reservation of the namespace), whatever the number of owners. ``pools`` and ``keys`` (lists) keep those
+        pools and keys; a pool of ``pools`` that does not exist is ``pool_not_found``. ``pools`` lists the pool
+        names in the order given (else sorted); reservations are sorted by that order, then key, then
+        (family, address). An expired lease is not held (as ``info`` reads it)."""
+        check_name(namespace, 'namespace')
+        with self.store.transaction(write=False):
+            by_name = dict((p.name, p) for p in self.store.list_pools(namespace))
+            names = sorted(by_name) if pools is None else list(pools)
+            missing = [name for name in names if name not in by_name]
+            if missing:
+                raise PoolNotFound("Pool(s) %s do not exist in namespace '%s' (it has: %s)."
+                                   % (', '.join("'%s'" % m for m in missing), namespace,
+                                      ', '.join(sorted(by_name)) or 'none'))
+            found = self.store.find_reservations(namespace, names[0] if len(names) == 1 else None)
+            now = self._stamp()
+        order = dict((name, i) for i, name in enumerate(names))
+        wanted = None if keys is None else set(keys)
+        kept = sorted((r for r in found if r.pool in order and (wanted is None or r.key in wanted)
+                       and not r.expired(now)), key=lambda r: (order[r.pool], r.key, r.version, r.address))
+        return {'pools': names, 'reservations': [self.results.reservation(r, by_name[r.pool]) for r in kept]}
+
     def verify(self, namespace=None, repair=False, check=False):
         """The store checked against the invariants of SPEC §5 (``_verify``): one namespace, or every
         namespace with None. Without ``repair`` nothing is written. ``repair`` rebuilds the free spans of

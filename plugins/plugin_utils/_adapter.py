@@ -114,12 +114,18 @@ def lookup_store(params):
 def lookup_call(params, call, doing):
     """Run ``call(service)`` for the lookup; ``IpamError`` becomes ``LookupIpamError``, and so does any other
     exception (a bug: ``internal_error``, its traceback shown at -vvv)."""
+    return plugin_call(params, call, doing, 'lookup netpool.ipam.address', 'address lookup')
+
+
+def plugin_call(params, call, doing, plugin, name):
+    """Run ``call(service)`` for controller-side plugin ``plugin`` (its name in messages, ``name`` in the message
+    of a bug); any failure raises ``LookupIpamError`` (an ``AnsibleError``) with the SPEC code, secrets hidden."""
     try:
         return _runner.with_service(params, base_dir(), call)
     except IpamError as e:
         failure = _runner.failure(e, params, base_dir())
     except Exception as e:  # pylint: disable=broad-except
-        failure = _runner.unexpected('address lookup', e, params, doing, base_dir())
-        raise LookupIpamError('lookup netpool.ipam.address: %s' % failure['msg'],
+        failure = _runner.unexpected(name, e, params, doing, base_dir())
+        raise LookupIpamError('%s: %s' % (plugin, failure['msg']),
                               failure['error']) from InternalTraceback(failure['exception'])
-    raise LookupIpamError('lookup netpool.ipam.address: %s' % failure['msg'], failure['error'])
+    raise LookupIpamError('%s: %s' % (plugin, failure['msg']), failure['error'])

@@ -68,8 +68,10 @@ def tables(db):
 
 
 def reads(spec):
-    """info, check mode (a pool, a reservation, a release) and the lookup without allocate."""
+    """info, check mode (a pool, a reservation, a release), the lookup without allocate and the inventory
+    plugin's read of a namespace."""
     _runner.run('info', params('info', spec, history=True))
+    _runner.with_service(params('info', spec), None, lambda service: service.reservations('default'))
     assert _runner.run('pool', params('pool', spec, name='new', cidr='10.9.0.0/24'), check=True)['changed'] is True
     with pytest.raises(IpamError) as error:
         _runner.run('reservation', params('reservation', spec, pool='web', owner='h9'), check=True)
