@@ -25,7 +25,7 @@ import time
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _metadata, _tree
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, DamagedRow, InvalidArgument, PoolExhausted, PoolInUse,
-    PoolOverlap, pool_not_found)
+    PoolNotFound, PoolOverlap, pool_not_found)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
 from ansible_collections.netpool.ipam.plugins.module_utils._results import Results
 from ansible_collections.netpool.ipam.plugins.module_utils import _verify
