@@ -11,8 +11,16 @@ Reports reservations per second (all processes together, wall clock) and
 the duplicate count: addresses handed to two owners, checked both in what
 the processes were given and in what the store holds afterwards (must be 0).
 
+``--via lookup`` makes each reservation through the lookup plugin instead
+(``lookup('netpool.ipam.address', pool, owner=..., allocate=true)``, called
+in-process as a constructed inventory or a worker templating it does: the
+plugin's option handling, the runner's retries within the task's timeout,
+then the service). ``--tree`` measures another checkout's collection (a
+"before" beside this one, in the same run).
+
     .venv/bin/python bench/parallel.py                          # SQLite and PostgreSQL
     .venv/bin/python bench/parallel.py --store postgresql --processes 8 --count 500
+    .venv/bin/python bench/parallel.py --store postgresql --via lookup --tree /tmp/before
     NETPOOL_IPAM_BENCH_POSTGRESQL=postgresql://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/parallel.py
 
 PostgreSQL runs in a schema of its own (created and dropped) in the database
@@ -28,32 +36,62 @@ import tempfile
 import time
 import uuid
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'collections'))
-
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service  # noqa: E402
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store  # noqa: E402
-
+HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER = os.environ.get('NETPOOL_IPAM_BENCH_POSTGRESQL', 'postgresql://postgres@127.0.0.1:5432/postgres')
 
+Service = open_store = None     # pylint: disable=invalid-name
 
-def _worker(spec, pools, index, count, barrier, queue):
+
+def use_tree(tree=None, lookup=False):
+    """Import the collection of checkout ``tree`` (default: this one); with ``lookup``, through Ansible's plugin
+    loader (which the lookup plugin needs)."""
+    global Service, open_store  # pylint: disable=global-statement
+    collections = os.path.join(os.path.abspath(tree or os.path.join(HERE, '..')), 'collections')
+    sys.path.insert(0, collections)
+    if lookup:
+        from ansible.plugins.loader import init_plugin_loader  # pylint: disable=import-outside-toplevel
+        init_plugin_loader([collections])
+    from ansible_collections.netpool.ipam.plugins.module_utils import _service  # noqa: E402
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores import _registry  # noqa: E402
+    Service, open_store = _service.Service, _registry.open_store
+    return os.path.dirname(os.path.dirname(os.path.dirname(_service.__file__)))
+
+
+def _service_reserve(spec):
     store = open_store(spec, timeout=300)
     svc = Service(store)
+    return (lambda pool, owner: svc.reserve(pool, owner)['reservation']['address']), store.close
+
+
+def _lookup_reserve(spec):
+    from ansible.parsing.dataloader import DataLoader  # pylint: disable=import-outside-toplevel
+    from ansible.plugins.loader import lookup_loader  # pylint: disable=import-outside-toplevel
+    lookup = lookup_loader.get('netpool.ipam.address', loader=DataLoader())
+    runner = sys.modules['ansible_collections.netpool.ipam.plugins.module_utils._runner']
+    return (lambda pool, owner: lookup.run([pool], variables={}, owner=owner, allocate=True, store=spec)[0]), \
+        runner.close_all
+
+
+VIA = {'service': _service_reserve, 'lookup': _lookup_reserve}
+
+
+def _worker(spec, pools, index, count, barrier, queue, via='service'):
+    reserve, close = VIA[via](spec)
     pool = pools[index % len(pools)]
     barrier.wait()
     start = time.perf_counter()
     got, errors = [], []
     for i in range(count):
         try:
-            got.append(svc.reserve(pool, 'p%d-%d' % (index, i))['reservation']['address'])
+            got.append(reserve(pool, 'p%d-%d' % (index, i)))
         except Exception as e:  # pylint: disable=broad-except
             errors.append('%s: %s' % (type(e).__name__, e))
     elapsed = time.perf_counter() - start
-    store.close()
+    close()
     queue.put((got, errors, start, start + elapsed))
 
 
-def run(spec, processes, count, pool_count):
+def run(spec, processes, count, pool_count, via='service'):
     pools = ['p%d' % i for i in range(pool_count)]
     store = open_store(spec)
     svc = Service(store)
@@ -62,7 +100,8 @@ def run(spec, processes, count, pool_count):
     ctx = multiprocessing.get_context('fork')
     barrier = ctx.Barrier(processes)
     queue = ctx.Queue()
-    workers = [ctx.Process(target=_worker, args=(spec, pools, w, count, barrier, queue)) for w in range(processes)]
+    workers = [ctx.Process(target=_worker, args=(spec, pools, w, count, barrier, queue, via))
+               for w in range(processes)]
     for w in workers:
         w.start()
     results = [queue.get(timeout=1800) for dummy in workers]
@@ -102,11 +141,15 @@ def main():
                         help='store(s) to run (default sqlite and postgresql)')
     parser.add_argument('--processes', type=int, default=8)
     parser.add_argument('--count', type=int, default=500, help='reservations per process')
+    parser.add_argument('--via', choices=sorted(VIA), default='service',
+                        help='reserve through the service (default) or the lookup plugin')
+    parser.add_argument('--tree', help='the checkout whose collection is measured (default: this one)')
     args = parser.parse_args()
     kinds = args.store or ['sqlite', 'postgresql']
+    print('collection: %s, through the %s' % (use_tree(args.tree, args.via == 'lookup'), args.via))
     print('machine: %s, %d cores, Python %s, %s'
           % (platform.platform(), os.cpu_count(), platform.python_version(), platform.processor() or platform.machine()))
-    print('%d processes x %d reservations, through the service; load average before: %.2f'
+    print('%d processes x %d reservations; load average before: %.2f'
           % (args.processes, args.count, os.getloadavg()[0]))
     print('| store | pools | reservations | seconds | reservations/s | duplicates | errors |')
     print('| --- | --- | --- | --- | --- | --- | --- |')
@@ -120,7 +163,7 @@ def main():
             else:
                 spec = os.path.join(tmp, 'ipam.' + kind)
             try:
-                r = run(spec, args.processes, args.count, pool_count)
+                r = run(spec, args.processes, args.count, pool_count, args.via)
             finally:
                 if schema:
                     drop_schema(schema)
