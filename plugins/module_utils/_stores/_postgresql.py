@@ -241,11 +241,17 @@ def prepared_statements(spec, where):
     return dsn, prepared
 
 
-def _prepare(params):
-    """psycopg's ``prepare`` for a statement with these parameters: None (its own rule: prepared when the connection
-    prepares, see ``PREPARED``) for one with parameters; never for one without (BEGIN, ``SET LOCAL`` with the
-    transaction's own lock_timeout, a schema check: run once, or different each time)."""
-    return None if params else False
+def _prepare(conn, params):
+    """psycopg's ``prepare`` for a statement with these parameters on ``conn``: never for one without parameters
+    (BEGIN, ``SET LOCAL`` with the transaction's own lock_timeout, a schema check: run once, or different each
+    time); else None (psycopg's rule: prepared when the connection prepares, see ``PREPARED``) unless psycopg has
+    a DEALLOCATE pending. psycopg forgets what it prepared when it reads the answer of a ROLLBACK, DROP or ALTER,
+    and deallocates it all on the server after the next statement it sends: a read in pipeline mode may be
+    where it reads that answer, and a statement prepared next would be deallocated behind psycopg's back
+    ("prepared statement ... does not exist" when it is run again). That next statement goes unprepared."""
+    if not params:
+        return False
+    return False if getattr(getattr(conn, '_prepared', None), '_to_flush', None) else None
 
 
 def _hang_up(conn):
@@ -300,9 +306,9 @@ class PostgresqlStore(SqlStore):
         self._secrets = find({'store': spec, 'store_token': token})
         if psycopg is None:
             raise missing_library('psycopg', 'for the PostgreSQL store %s' % self.where, 'psycopg[binary]')
-        self._dsn, prepared = prepared_statements(spec, self.where)
+        dsn, prepared = prepared_statements(spec, self.where)
         try:
-            params = conninfo_to_dict(self._dsn)
+            params = conninfo_to_dict(dsn)
         except psycopg.Error as e:
             raise InvalidArgument('store %s is not a valid PostgreSQL URL: %s' % (self.where, self._scrub(str(e))))
         self._secrets.extend(s for s in (params.get('password'),) if s and s not in self._secrets)
@@ -340,7 +346,7 @@ class PostgresqlStore(SqlStore):
         if left is not None and 'connect_timeout' in args:     # not past the deadline of the task's retries
             args['connect_timeout'] = max(2, int(math.ceil(min(self.timeout, left))))
         try:
-            self._conn = psycopg.connect(self._dsn, **args)
+            self._conn = psycopg.connect(prepared_statements(self.spec, self.where)[0], **args)
         except psycopg.Error as e:
             self._conn = None
             text = self._scrub(str(e).strip())
@@ -411,7 +417,7 @@ class PostgresqlStore(SqlStore):
             self._open_pipeline()
             cursor = None
             for sql, params in statements:
-                cursor = self._conn.execute(sql, params, prepare=_prepare(params))
+                cursor = self._conn.execute(sql, params, prepare=_prepare(self._conn, params))
             return cursor
         except psycopg.OperationalError as e:
             return self._reopen(e, lambda cursor: cursor)
@@ -429,7 +435,7 @@ class PostgresqlStore(SqlStore):
         self._open_pipeline()
         cursor = None
         for sql, params in replay:
-            cursor = self._conn.execute(sql, params, prepare=_prepare(params))
+            cursor = self._conn.execute(sql, params, prepare=_prepare(self._conn, params))
         return read(cursor)
 
     def _answer(self, sql, params, read):

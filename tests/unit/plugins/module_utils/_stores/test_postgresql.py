@@ -571,3 +571,21 @@ def test_a_prepared_statements_value_that_is_not_a_boolean_is_invalid_argument(s
     assert refused.value.code == 'invalid_argument'
     assert 'prepared_statements=sometimes is neither true nor false' in refused.value.msg
     assert 'pgbouncer' in refused.value.msg
+
+
+def test_a_statement_after_psycopg_forgets_what_it_prepared_is_not_deallocated_behind_its_back(spec):
+    """psycopg forgets its prepared statements when it reads the answer of a DROP (or ALTER, ROLLBACK: a schema
+    migration, an absent store's tables, a check-mode transaction) and deallocates them on the server after the
+    next statement it sends. Read in pipeline mode, that answer may come with a later read's: the statement sent
+    next must not be one psycopg prepares then (it would be deallocated at once, and fail when run again)."""
+    store, svc = _opened(spec)
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
+    for _round in range(20):
+        with store.transaction():
+            store._execute('CREATE TEMPORARY TABLE scratch (a INT)')
+            store._execute('DROP TABLE scratch')                    # answered with the next read
+            assert store._one('SELECT ?::int', (1,)) == (1,)       # reads the DROP's answer: psycopg forgets
+            assert store._one('SELECT ?::int + 1', (1,)) == (2,)   # sent before the DEALLOCATE ALL
+            assert store._one('SELECT ?::int + 1', (2,)) == (3,)   # run again: still prepared
+    assert svc.reserve('web', 'h1')['reservation']['address'] == '10.0.0.1'
+    store.close()
