@@ -78,7 +78,8 @@ class Watchdog(object):
     """
 
     def __init__(self):
-        self._pid = None
+        self._pid = self._lock = self._wakes_at = self._tokens = None
+        self._armed, self._queue = {}, []
 
     def _start(self):
         """A fresh lock, queue and thread: in a new process (a fork does not inherit the parent's thread)."""
