@@ -15,7 +15,9 @@ then the writes with COMMIT: two round trips, the lock held across the first ans
 store's own reservations (``Service.reserve``) in the same run, and the CPU seconds the client processes and
 the server spent per reservation.
 
-    .venv/bin/python bench/postgresql_floor.py [--processes 8] [--count 500]
+    .venv/bin/python bench/postgresql_floor.py [--processes 8] [--count 500] [--tree /tmp/before]
+
+``--tree`` measures another checkout's store (a "before" beside this one); ``--only store`` runs the store alone.
 """
 
 import argparse
@@ -28,11 +30,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, '..', 'collections'))
 
+import parallel  # noqa: E402  pylint: disable=wrong-import-position
 from parallel import SERVER, drop_schema, postgresql_spec  # noqa: E402  pylint: disable=wrong-import-position
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service  # noqa: E402
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store  # noqa: E402
 
 WRITES = (
     ('SELECT pg_advisory_xact_lock(hashtext(%s))', lambda pool, n: (pool,)),
@@ -98,8 +98,8 @@ def _floor(spec, pool, index, count, barrier, queue, decide=False):
 
 
 def _store(spec, pool, index, count, barrier, queue):
-    store = open_store(spec, timeout=300)
-    svc = Service(store)
+    store = parallel.open_store(spec, timeout=300)
+    svc = parallel.Service(store)
     barrier.wait()
     cpu, start = time.process_time(), time.perf_counter()
     for i in range(count):
@@ -111,8 +111,8 @@ def _store(spec, pool, index, count, barrier, queue):
 def run(target, processes, count, pools):
     spec, schema = postgresql_spec()
     try:
-        store = open_store(spec)        # the store's own schema, and its pools
-        svc = Service(store)
+        store = parallel.open_store(spec)        # the store's own schema, and its pools
+        svc = parallel.Service(store)
         names = ['p%d' % i for i in range(pools)]
         for i, name in enumerate(names):
             svc.pool(name, subnets=[{'cidr': '10.%d.0.0/16' % i}])
@@ -139,7 +139,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--processes', type=int, default=8)
     parser.add_argument('--count', type=int, default=500)
+    parser.add_argument('--tree', help='the checkout whose store is measured (default: this one)')
+    parser.add_argument('--only', choices=('store',), help='run the store alone, not the bare SQL beside it')
     args = parser.parse_args()
+    print('collection: %s' % parallel.use_tree(args.tree))
     print('server %s; %d processes x %d; %d cores; load average before: %.2f'
           % (SERVER, args.processes, args.count, os.cpu_count(), os.getloadavg()[0]))
     print('| what | pools | per second | client CPU ms each | server CPU ms each |')
@@ -147,6 +150,8 @@ def main():
     for what, target in (('writes only, one round trip', _floor),
                          ('lock and read, then the writes: two round trips', _decided),
                          ('the store (Service.reserve)', _store)):
+        if args.only and target is not _store:
+            continue
         for pools in (1, args.processes):
             rate, client, server = run(target, args.processes, args.count, pools)
             print('| %s | %s | %.0f | %.2f | %.2f |' % (what, 'one' if pools == 1 else pools, rate, client, server))

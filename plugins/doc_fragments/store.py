@@ -19,7 +19,8 @@ options:
       - Where pools and reservations are kept, on the controller.
       - A file path or a URL. A path ending in C(.json) is the JSON store; any other path is a SQLite
         database file (created, mode 0600, when missing; its directory must exist).
-        V(postgresql://user:password@host/db) is a PostgreSQL store.
+        V(postgresql://user:password@host/db) is a PostgreSQL store; it uses server-side prepared statements
+        unless the URL says C(prepared_statements=false) (for pgbouncer in transaction mode before 1.21).
         V(netbox+https://host) (and V(netbox+http://host) for a test instance) is a NetBox 4.x store, with an API
         token in O(store_token); what NetBox cannot hold fails with C(error=unsupported) (see docs/stores.md).
       - A relative path is relative to the directory C(ansible-playbook) (or C(ansible-inventory)) was started
@@ -86,7 +87,8 @@ options:
     description:
       - Where pools and reservations are kept, on the controller.
       - A file path or a URL. A path ending in C(.json) is the JSON store; any other path is a SQLite
-        database file. V(postgresql://user:password@host/db) is a PostgreSQL store.
+        database file. V(postgresql://user:password@host/db) is a PostgreSQL store (C(prepared_statements=false)
+        in its URL turns off server-side prepared statements, for pgbouncer in transaction mode before 1.21).
       - A relative path is relative to the directory C(ansible-playbook) (or C(ansible-inventory)) was started
         from.
       - An empty string is the same as leaving the option out (E(NETPOOL_IPAM_STORE), then V(ipam.sqlite)).

@@ -189,7 +189,11 @@ class Reservation(object):
         return self.expires_at is not None and self.expires_at <= now
 
     def copy(self):
-        return copy.deepcopy(self)
+        """A copy to change: its own metadata (its one mutable value, deep-copied); the other values are strings,
+        numbers, booleans or None, shared."""
+        new = copy.copy(self)
+        new.metadata = copy.deepcopy(self.metadata)
+        return new
 
     def to_data(self):
         return {

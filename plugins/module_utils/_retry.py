@@ -21,8 +21,17 @@ transaction is in it; the next attempt then finds what the store holds (a reserv
 commit is found, never made twice) and ``changed`` is true if either this attempt or the lost commit
 made the change. Past the timeout the last error is raised with what was tried added to its message.
 Any other error is raised at once.
+
+``watch(give_up)`` arms the process's one watchdog thread (``Watchdog``) for the deadline of the running
+``call``: a store whose wait on a server could outlast it calls ``give_up`` then (from the watchdog's thread).
+One thread per process serves every transaction of that process, started once (and again in a forked child,
+which does not inherit it); a transaction costs a lock and a dict entry, not a thread.
 """
 
+import contextlib
+import heapq
+import itertools
+import os
 import random
 import threading
 import time
@@ -58,6 +67,88 @@ def remaining():
     """Seconds left before the deadline of the ``call`` running in this thread, or None outside one."""
     deadline = getattr(_current, 'deadline', None)
     return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+
+class Watchdog(object):
+    """One thread that calls each armed ``give_up`` at its deadline (``time.monotonic()``) unless disarmed first.
+
+    The thread sleeps until the earliest deadline it knows of; arming a later deadline does not wake it (it
+    finds the new one when it wakes), so a transaction that ends before its deadline (all of them, but for a
+    server that does not answer) costs no switch to the watchdog's thread.
+    """
+
+    def __init__(self):
+        self._pid = self._lock = self._wakes_at = self._tokens = None
+        self._armed, self._queue = {}, []
+
+    def _start(self):
+        """A fresh lock, queue and thread: in a new process (a fork does not inherit the parent's thread)."""
+        self._pid = os.getpid()
+        self._lock = threading.Condition(threading.Lock())
+        self._armed = {}            # token -> give_up
+        self._queue = []            # (deadline, token), the earliest first; disarmed tokens are skipped
+        self._wakes_at = None       # when the thread wakes next (None: only when notified)
+        self._tokens = itertools.count()
+        thread = threading.Thread(target=self._run, name='netpool-ipam-watchdog')
+        thread.daemon = True
+        thread.start()
+
+    def arm(self, deadline, give_up):
+        """Call ``give_up()`` at ``deadline`` unless ``disarm(token)`` comes first; returns the token."""
+        if self._pid != os.getpid():
+            self._start()
+        with self._lock:
+            token = next(self._tokens)
+            self._armed[token] = give_up
+            while self._queue and self._queue[0][1] not in self._armed:    # the ended transactions' entries
+                heapq.heappop(self._queue)
+            heapq.heappush(self._queue, (deadline, token))
+            if self._wakes_at is None or deadline < self._wakes_at:
+                self._lock.notify()
+        return token
+
+    def disarm(self, token):
+        with self._lock:
+            self._armed.pop(token, None)
+
+    def _run(self):
+        lock = self._lock
+        while True:
+            due = []
+            with lock:
+                now = time.monotonic()
+                while self._queue and (self._queue[0][1] not in self._armed or self._queue[0][0] <= now):
+                    _deadline, token = heapq.heappop(self._queue)
+                    give_up = self._armed.pop(token, None)
+                    if give_up is not None:
+                        due.append(give_up)
+                if not due:
+                    self._wakes_at = self._queue[0][0] if self._queue else None
+                    lock.wait(None if self._wakes_at is None else max(0.0, self._wakes_at - now))
+                    self._wakes_at = now    # awake: an arm meanwhile need not notify
+            for give_up in due:
+                try:
+                    give_up()
+                except Exception:  # pylint: disable=broad-except
+                    pass    # the watchdog outlives a store that could not be given up on
+
+
+_WATCHDOG = Watchdog()
+
+
+@contextlib.contextmanager
+def watch(give_up):
+    """Inside a ``call``: ``give_up()`` is called (from another thread) if the block is still running at the call's
+    deadline. Outside one, nothing is armed."""
+    deadline = getattr(_current, 'deadline', None)
+    if deadline is None:
+        yield
+        return
+    token = _WATCHDOG.arm(deadline, give_up)
+    try:
+        yield
+    finally:
+        _WATCHDOG.disarm(token)
 
 
 def call(attempt, timeout, applied=None, sleep=time.sleep, rng=random.random):

@@ -27,7 +27,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs, option_errors
+from ansible_collections.netpool.ipam.plugins.module_utils._options import MODULES, module_kwargs, option_errors
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
 
 # Ansible loads action and lookup plugins in the controller process and forks a worker per host and task:
@@ -45,11 +45,19 @@ def base_dir():
     return os.getcwd()
 
 
+#: module name -> (argument spec, its ArgumentSpecValidator): made here, once, and inherited by every forked worker
+#: (copying the spec for each task cost more than validating the task's arguments). Validating changes neither.
+VALIDATORS = {}
+for _name in MODULES:
+    _kwargs = module_kwargs(_name)
+    VALIDATORS[_name] = (_kwargs['argument_spec'], ArgumentSpecValidator(**_kwargs))
+
+
 def validate(name, args):
     """``(params, None)`` from task ``args`` validated against module ``name``'s spec, or ``(None, failure)``."""
-    kwargs = module_kwargs(name)
-    errors = option_errors(kwargs['argument_spec'], args)
-    validation = ArgumentSpecValidator(**kwargs).validate(dict(args))
+    spec, validator = VALIDATORS[name]
+    errors = option_errors(spec, args)
+    validation = validator.validate(dict(args))
     errors.extend(validation.error_messages)
     if errors:
         msg = 'netpool.ipam.%s: invalid options: %s' % (name, '; '.join(errors))

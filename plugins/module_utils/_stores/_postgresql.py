@@ -42,6 +42,12 @@ This is a private module: it may change at any time.
   statement sent without waiting is raised by a later one, or by COMMIT:
   the transaction rolls back as for any error, and a reservation whose
   address another writer took meanwhile is ``address_in_use``.
+- Server-side prepared statements (issue 25): psycopg prepares each statement
+  the first time a connection runs it (``prepare_threshold=0``), in the same
+  round trip; the server then neither parses nor plans it again on that
+  connection. ``prepared_statements=false`` in the URL (``PREPARED``, taken
+  out of the URL before libpq reads it) turns them off, for a pooler in
+  transaction mode that loses them (pgbouncer before 1.21).
 - A lock not had within ``timeout`` seconds gives ``store_busy``
   (``lock_timeout``, set per transaction so a pooler in transaction mode
   keeps it). A server that is down, refuses or rejects the login gives
@@ -56,7 +62,8 @@ This is a private module: it may change at any time.
   connection or a SQLSTATE of ``RETRY_SQLSTATES``/class 08; a COMMIT whose
   answer was lost, with the transaction's last history entry as the evidence
   ``applied`` looks for. Within a task's retries a transaction ends at the
-  deadline: a watchdog thread shuts the socket of a server that does not
+  deadline: the process's watchdog thread (``_retry.watch``, one per
+  process) shuts the socket of a server that does not
   answer, and ``connect_timeout``/``lock_timeout`` stay within what is left. A process forked from the one that
   opened the store opens its own connection (a socket is never shared).
 - TLS (``tls_mode``): an sslmode in the DSN or ``PGSSLMODE`` is used as
@@ -81,7 +88,6 @@ import os
 import re
 import socket
 import struct
-import threading
 
 try:
     import psycopg
@@ -210,6 +216,44 @@ def retryable_sqlstate(sqlstate):
     return bool(sqlstate) and (sqlstate.startswith('08') or sqlstate in RETRY_SQLSTATES)
 
 
+#: the URL option of this store (not libpq's: taken out of the URL before libpq reads it)
+PREPARED = 'prepared_statements'
+_TRUE, _FALSE = ('true', 'yes', 'on', '1'), ('false', 'no', 'off', '0')
+
+
+def prepared_statements(spec, where):
+    """``(the URL without the option, whether server-side prepared statements are used)`` for store URL ``spec``:
+    ``?prepared_statements=false`` turns them off (default true)."""
+    base, mark, query = spec.partition('?')
+    query, fragment = query.split('#', 1) if '#' in query else (query, None)
+    kept, prepared = [], True
+    for item in query.split('&') if mark else ():
+        name, _eq, value = item.partition('=')
+        if name != PREPARED:
+            kept.append(item)
+        elif value.lower() in _TRUE + _FALSE:
+            prepared = value.lower() in _TRUE
+        else:
+            raise InvalidArgument('store %s: %s=%s is neither true nor false. Use %s=false for a pooler that cannot '
+                                  'keep server-side prepared statements (pgbouncer in transaction mode before 1.21), '
+                                  'or leave it out.' % (where, PREPARED, value, PREPARED))
+    dsn = base + ('?' + '&'.join(kept) if kept else '') + ('#' + fragment if fragment is not None else '')
+    return dsn, prepared
+
+
+def _prepare(conn, params):
+    """psycopg's ``prepare`` for a statement with these parameters on ``conn``: never for one without parameters
+    (BEGIN, ``SET LOCAL`` with the transaction's own lock_timeout, a schema check: run once, or different each
+    time); else None (psycopg's rule: prepared when the connection prepares, see ``PREPARED``) unless psycopg has
+    a DEALLOCATE pending. psycopg forgets what it prepared when it reads the answer of a ROLLBACK, DROP or ALTER,
+    and deallocates it all on the server after the next statement it sends: a read in pipeline mode may be
+    where it reads that answer, and a statement prepared next would be deallocated behind psycopg's back
+    ("prepared statement ... does not exist" when it is run again). That next statement goes unprepared."""
+    if not params:
+        return False
+    return False if getattr(getattr(conn, '_prepared', None), '_to_flush', None) else None
+
+
 def _hang_up(conn):
     """Shut the socket of ``conn`` (from another thread): a wait on a server that does not answer ends."""
     try:
@@ -262,18 +306,21 @@ class PostgresqlStore(SqlStore):
         self._secrets = find({'store': spec, 'store_token': token})
         if psycopg is None:
             raise missing_library('psycopg', 'for the PostgreSQL store %s' % self.where, 'psycopg[binary]')
+        dsn, prepared = prepared_statements(spec, self.where)
         try:
-            params = conninfo_to_dict(spec)
+            params = conninfo_to_dict(dsn)
         except psycopg.Error as e:
             raise InvalidArgument('store %s is not a valid PostgreSQL URL: %s' % (self.where, self._scrub(str(e))))
         self._secrets.extend(s for s in (params.get('password'),) if s and s not in self._secrets)
         if token is not None and params.get('password'):
             raise InvalidArgument('The PostgreSQL store %s carries a password and store_token is set too. Give the '
                                   'password once: in store_token (kept out of the URL), or in the URL.' % self.where)
-        # No server-side prepared statements: an Ansible worker is a fresh process per task and host, so a
-        # statement is rarely run twice on one connection, and poolers in transaction mode (pgbouncer before
-        # 1.21) lose them between transactions.
-        self._connect_args = {'autocommit': True, 'prepare_threshold': None}
+        # Server-side prepared statements from a statement's first run (psycopg prepares a statement it has run
+        # prepare_threshold times): a process that reserves many times (the lookup in an inventory, a role's
+        # batch, many controllers' workers on one connection each) parses and plans each statement once. A
+        # one-shot worker pays nothing for it (the Parse goes in the same round trip). prepared_statements=false
+        # in the URL turns them off, for poolers in transaction mode that lose them (pgbouncer before 1.21).
+        self._connect_args = {'autocommit': True, 'prepare_threshold': 0 if prepared else None}
         if token is not None:
             self._connect_args['password'] = token
         sslmode = tls_mode(params, validate_certs, os.environ)
@@ -299,7 +346,7 @@ class PostgresqlStore(SqlStore):
         if left is not None and 'connect_timeout' in args:     # not past the deadline of the task's retries
             args['connect_timeout'] = max(2, int(math.ceil(min(self.timeout, left))))
         try:
-            self._conn = psycopg.connect(self.spec, **args)
+            self._conn = psycopg.connect(prepared_statements(self.spec, self.where)[0], **args)
         except psycopg.Error as e:
             self._conn = None
             text = self._scrub(str(e).strip())
@@ -315,7 +362,7 @@ class PostgresqlStore(SqlStore):
             raise _retry.mark(error, _retry.CONNECT) if again else error
         self._pid = os.getpid()
         try:
-            self._schema = self._conn.execute('SELECT current_schema()').fetchone()[0]
+            self._schema = self._conn.execute('SELECT current_schema()', prepare=False).fetchone()[0]
         except psycopg.Error as e:
             raise self._translate(e)
         if self._schema is None:
@@ -370,25 +417,25 @@ class PostgresqlStore(SqlStore):
             self._open_pipeline()
             cursor = None
             for sql, params in statements:
-                cursor = self._conn.execute(sql, params)
+                cursor = self._conn.execute(sql, params, prepare=_prepare(self._conn, params))
             return cursor
         except psycopg.OperationalError as e:
             return self._reopen(e, lambda cursor: cursor)
 
     def _reopen(self, error, read):
         """After ``error``: if no answer of the transaction was read yet and its connection, not opened for
-        it, is found dead (idle timeout, restart, fail-over: nothing was done on it yet), open another once,
+        it nor hung up on by the watchdog, is found dead (idle timeout, restart, fail-over: nothing was done on it yet), open another once,
         send the transaction again and ``read`` the last statement's cursor; otherwise raise ``error``."""
         replay, self._replay = self._replay, None
-        if replay is None or self._fresh or not (self._conn.closed or self._conn.broken):
-            raise error
+        if replay is None or self._fresh or self._hung or not (self._conn.closed or self._conn.broken):
+            raise error     # (a connection the watchdog hung up on at the deadline is not found dead: it is given up)
         self._leave_pipeline(error)
         self._connect()
         self._fresh = True
         self._open_pipeline()
         cursor = None
         for sql, params in replay:
-            cursor = self._conn.execute(sql, params)
+            cursor = self._conn.execute(sql, params, prepare=_prepare(self._conn, params))
         return read(cursor)
 
     def _answer(self, sql, params, read):
@@ -446,18 +493,9 @@ class PostgresqlStore(SqlStore):
     def transaction(self, write=True, commit=True):
         """The transaction of ``SqlStore``, given up at the deadline of the task's retries (``_retry``): a server
         that does not answer (paused, a network dropping packets) would otherwise keep the task forever."""
-        left = _retry.remaining()
-        watchdog = None
-        if left is not None:
-            watchdog = threading.Timer(max(left, 0.001), self._give_up)
-            watchdog.daemon = True
-            watchdog.start()
-        try:
+        with _retry.watch(self._give_up):
             with super(PostgresqlStore, self).transaction(write, commit):
                 yield self
-        finally:
-            if watchdog is not None:
-                watchdog.cancel()
 
     def _give_up(self):
         conn = self._conn
@@ -538,7 +576,7 @@ class PostgresqlStore(SqlStore):
             return
         self._replay = None
         self._committing = keep     # a connection lost from here on may have lost only COMMIT's answer
-        self._conn.execute('COMMIT' if keep else 'ROLLBACK')
+        self._conn.execute('COMMIT' if keep else 'ROLLBACK', prepare=False)
         if self._dirty or self._pipeline is None:
             self._leave_pipeline()          # the answer to COMMIT is awaited: the writes are kept, or raise here
         self._committing = False
@@ -557,7 +595,7 @@ class PostgresqlStore(SqlStore):
         if self._conn is None or self._conn.closed:
             return
         try:
-            self._conn.execute('ROLLBACK')
+            self._conn.execute('ROLLBACK', prepare=False)
         except psycopg.Error:
             pass  # a dead connection: the server rolled the transaction back
 

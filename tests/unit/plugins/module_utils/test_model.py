@@ -39,3 +39,17 @@ def test_overlaps(a, b, expected):
 ])
 def test_covers(cidr, span, expected):
     assert subnet(cidr).covers(*iv.parse_range(span)) is expected
+
+
+def test_a_reservation_copy_has_its_own_metadata():
+    """``Reservation.copy`` (a shallow copy and the metadata deep-copied, issue 25): changing the copy, nested
+    metadata included, leaves the original as it was."""
+    from ansible_collections.netpool.ipam.plugins.module_utils._model import Reservation
+    original = Reservation('default', 'web', 'h1', 'default', 4, 167772161, metadata={'tags': ['a'], 'mac': 'x'})
+    copied = original.copy()
+    copied.metadata['tags'].append('b')
+    copied.metadata['mac'] = 'y'
+    copied.address, copied.expires_at = 167772162, '2026-01-01T00:00:00Z'
+    assert original.to_data() == Reservation('default', 'web', 'h1', 'default', 4, 167772161,
+                                             metadata={'tags': ['a'], 'mac': 'x'}).to_data()
+    assert copied.metadata == {'tags': ['a', 'b'], 'mac': 'y'}

@@ -126,3 +126,21 @@ def test_lookup_options_are_cached_by_value_and_type(workdir):
     with pytest.raises(_adapter.LookupIpamError) as error:
         lookup(['web'], owner='h1', namespace=True, allocate=True)    # namespace 'True': it has no pool web
     assert error.value.error == 'pool_not_found'
+
+
+def test_a_task_is_validated_without_copying_the_argument_spec(monkeypatch):
+    """The spec and its validator are made once per process (issue 25: a deep copy per task cost more than the
+    validation itself); validating leaves them as they were."""
+    import copy
+    from ansible_collections.netpool.ipam.plugins.module_utils import _options
+    spec = copy.deepcopy(_adapter.VALIDATORS['reservation'][0])
+
+    def refused(*_args, **_kwargs):
+        raise AssertionError('the argument spec was copied')
+    monkeypatch.setattr(_options.copy, 'deepcopy', refused)
+    params, failed = _adapter.validate('reservation', {'pool': 'web', 'owner': 'h1', 'metadata': {'a': [1]}})
+    assert failed is None and params['owner'] == 'h1' and params['state'] == 'present'
+    params, failed = _adapter.validate('reservation', {'pool': 'web'})
+    assert params is None and failed['error'] == 'invalid_argument'
+    monkeypatch.undo()
+    assert _adapter.VALIDATORS['reservation'][0] == spec == _options.MODULES['reservation']['argument_spec']

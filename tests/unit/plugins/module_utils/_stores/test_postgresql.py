@@ -514,3 +514,78 @@ def test_without_pipeline_mode_every_operation_still_works(spec, monkeypatch):
     _intrude(store, svc, 'web', 'c')
     assert store._pipeline is None
     store.close()
+
+
+# -- server-side prepared statements (issue 25) ----------------------------------------------------------------
+
+def _prepared(store):
+    """The statements the server holds prepared for the store's session."""
+    return [row[0] for row in store._conn.execute('SELECT statement FROM pg_prepared_statements',
+                                                  prepare=False).fetchall()]
+
+
+def test_statements_are_prepared_on_the_server_by_default(spec):
+    """A reservation's statements are prepared the first time the connection runs them, then reused: the second
+    reservation prepares nothing more (before issue 25 none were: prepare_threshold=None)."""
+    store, svc = _opened(spec)
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
+    svc.reserve('web', 'h1')
+    after_one = _prepared(store)
+    assert any('pg_advisory_xact_lock' in s for s in after_one), after_one
+    assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.2'
+    assert sorted(_prepared(store)) == sorted(after_one)
+    assert not any(s.startswith(('BEGIN', 'SET LOCAL', 'COMMIT')) for s in after_one), after_one
+    store.close()
+
+
+def test_prepared_statements_false_in_the_url_turns_them_off(spec):
+    """For a pooler that loses them (pgbouncer in transaction mode before 1.21): nothing prepared, every operation
+    the same; libpq never sees the option."""
+    store, svc = _opened(spec + '&prepared_statements=false')
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/29'}], reuse_delay=60)
+    assert [r['address'] for r in svc.reserve_owners('web', ['a', 'b', 'c'])['reservations']] == [
+        '10.0.0.1', '10.0.0.2', '10.0.0.3']
+    assert svc.reserve('web', 'b')['changed'] is False
+    assert [r['owner'] for r in svc.release(pool='web', owner='a')['released']] == ['a']
+    assert svc.reserve('web', 'd')['reservation']['address'] == '10.0.0.4'    # 10.0.0.1 rests
+    assert _prepared(store) == []
+    store.close()
+
+
+@pytest.mark.parametrize('url, dsn, prepared', [
+    ('postgresql://u@h/db', 'postgresql://u@h/db', True),
+    ('postgresql://u@h/db?prepared_statements=false', 'postgresql://u@h/db', False),
+    ('postgresql://u@h/db?sslmode=require&prepared_statements=OFF&application_name=x',
+     'postgresql://u@h/db?sslmode=require&application_name=x', False),
+    ('postgresql://u@h/db?prepared_statements=true&options=-csearch_path%3Dipam',
+     'postgresql://u@h/db?options=-csearch_path%3Dipam', True),
+    ('postgresql://u@h/db?a_prepared_statements=x', 'postgresql://u@h/db?a_prepared_statements=x', True),
+])
+def test_the_prepared_statements_option_is_taken_out_of_the_url(url, dsn, prepared):
+    assert _postgresql.prepared_statements(url, url) == (dsn, prepared)
+
+
+def test_a_prepared_statements_value_that_is_not_a_boolean_is_invalid_argument(spec):
+    with pytest.raises(IpamError) as refused:
+        open_store(spec + '&prepared_statements=sometimes')
+    assert refused.value.code == 'invalid_argument'
+    assert 'prepared_statements=sometimes is neither true nor false' in refused.value.msg
+    assert 'pgbouncer' in refused.value.msg
+
+
+def test_a_statement_after_psycopg_forgets_what_it_prepared_is_not_deallocated_behind_its_back(spec):
+    """psycopg forgets its prepared statements when it reads the answer of a DROP (or ALTER, ROLLBACK: a schema
+    migration, an absent store's tables, a check-mode transaction) and deallocates them on the server after the
+    next statement it sends. Read in pipeline mode, that answer may come with a later read's: the statement sent
+    next must not be one psycopg prepares then (it would be deallocated at once, and fail when run again)."""
+    store, svc = _opened(spec)
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
+    for _round in range(20):
+        with store.transaction():
+            store._execute('CREATE TEMPORARY TABLE scratch (a INT)')
+            store._execute('DROP TABLE scratch')                    # answered with the next read
+            assert store._one('SELECT ?::int', (1,)) == (1,)       # reads the DROP's answer: psycopg forgets
+            assert store._one('SELECT ?::int + 1', (1,)) == (2,)   # sent before the DEALLOCATE ALL
+            assert store._one('SELECT ?::int + 1', (2,)) == (3,)   # run again: still prepared
+    assert svc.reserve('web', 'h1')['reservation']['address'] == '10.0.0.1'
+    store.close()

@@ -258,3 +258,106 @@ def test_psycopg_reports_a_lost_connection_as_operational_error():
         conn.execute('SELECT 1')
     assert conn.broken
     conn.close()
+
+
+# -- the watchdog (issue 25): one thread per process, every transaction's deadline kept ----------------------
+
+def sent(spec):
+    """How many times a ``slow`` statement reached the server (a sequence: not rolled back with its transaction)."""
+    with server.admin() as admin:
+        return admin.execute("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM %s.sent"
+                             % spec.rsplit('%3D', 1)[1]).fetchone()[0]
+
+
+def slow(store):
+    """A statement the server answers after 30 s, counted in ``sent``."""
+    store._rows("SELECT nextval('sent'), pg_sleep(30)")
+
+
+@pytest.fixture
+def counted(spec):
+    with server.admin() as admin:
+        admin.execute('CREATE SEQUENCE %s.sent' % spec.rsplit('%3D', 1)[1])
+    yield spec
+    with server.admin() as admin:   # the server would let the statement sleep on: it holds the schema's sequence
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND "
+                      "query = 'SELECT nextval(''sent''), pg_sleep(30)'")
+
+
+def in_transaction(store):
+    with store.transaction():
+        slow(store)
+
+
+def test_a_server_that_does_not_answer_by_the_deadline_is_hung_up_on(counted):
+    """A transaction whose first statement the server answers only after 30 s, on the process's connection (opened
+    by an earlier task): at the task's timeout (1 s) the watchdog shuts the connection, and the task fails with a
+    message that says so. The statement is not sent again on another connection (before issue 25 the transaction
+    was replayed there, as for a connection found dead, and the task waited the 30 s): the watchdog's hang-up is
+    not a connection found dead."""
+    params = {'store': counted, 'timeout': 1}
+    assert reserve(counted, 'a', timeout=1)['changed']
+    with pytest.raises(StoreUnavailable) as failed:
+        _runner.with_service(params, None, lambda service: in_transaction(service.store))
+    assert 'did not answer within the timeout of 1 seconds' in failed.value.msg, failed.value.msg
+    assert sent(counted) == 1
+    assert reserve(counted, 'a', timeout=1)['changed'] is False     # the next task opens another connection
+
+
+def test_one_watchdog_thread_serves_every_transaction_of_a_process(spec, monkeypatch):
+    """Twenty tasks of one process start at most one thread (before issue 25: a threading.Timer per transaction)."""
+    reserve(spec, 'warm')
+    started = []
+    start = _retry.threading.Thread.start
+
+    def counted(thread):
+        started.append(thread.name)
+        return start(thread)
+    monkeypatch.setattr(_retry.threading.Thread, 'start', counted)
+    for i in range(20):
+        assert reserve(spec, 'h%d' % i)['changed']
+    assert len(started) <= 1, started
+
+
+def test_the_watchdog_calls_what_is_due_and_only_that():
+    """``Watchdog`` alone: a deadline passed is given up on; one disarmed before its deadline never is; a later
+    deadline armed while the thread sleeps on an earlier one is kept, and an earlier one wakes it."""
+    import threading
+    import time
+    watchdog = _retry.Watchdog()
+    fired = []
+    done = threading.Event()
+    now = time.monotonic()
+    late = watchdog.arm(now + 3600, lambda: fired.append('late'))
+    kept = watchdog.arm(now + 0.2, lambda: fired.append('kept'))
+    gone = watchdog.arm(now + 0.1, lambda: fired.append('gone'))
+    watchdog.disarm(gone)
+    watchdog.arm(now + 0.3, lambda: (fired.append('last'), done.set()))
+    assert done.wait(60), fired
+    watchdog.disarm(late)
+    assert fired == ['kept', 'last']
+
+
+def test_a_forked_process_has_a_watchdog_of_its_own(counted):
+    """A forked worker (Ansible's) does not inherit its parent's watchdog thread: the child starts its own, and a
+    server that does not answer is still hung up on there."""
+    import multiprocessing
+    spec = counted
+    reserve(spec, 'parent')         # the parent's watchdog runs
+
+    def child(queue):
+        store = open_store(spec, timeout=1)
+        try:
+            with pytest.raises(StoreUnavailable) as failed:
+                _retry.call(lambda: in_transaction(store), 1)
+            queue.put(failed.value.msg)
+        except BaseException as e:  # pylint: disable=broad-except
+            queue.put(repr(e))
+    ctx = multiprocessing.get_context('fork')
+    queue = ctx.Queue()
+    process = ctx.Process(target=child, args=(queue,))
+    process.start()
+    said = queue.get(timeout=60)
+    process.join(60)
+    assert 'did not answer within the timeout' in said, said
+    assert sent(spec) == 1
