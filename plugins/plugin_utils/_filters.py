@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """What the publish filters share: one file per filter under ``plugins/filter/`` (Galaxy lists a filter by its
-file's name), each documented in the YAML file of its name beside it. The rendering is in ``_publish.py``;
+file's name). The rendering is in ``_publish.py``;
 this turns its errors into ``AnsibleFilterError``."""
 
 from __future__ import annotations
@@ -29,5 +29,5 @@ def filter_module(name, render):
         def filters(self):
             return {name: run}
 
-    FilterModule.__doc__ = 'netpool.ipam.%s (documented in %s.yml beside this file).' % (name, name)
+    FilterModule.__doc__ = 'netpool.ipam.%s' % name
     return FilterModule
