@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
@@ -51,7 +50,7 @@ def _link(match, names):
     text = text.replace('`', '')        # m2r2 makes a substitution of a code link text (label outside the prefix)
     if re.match(r'[a-z]+:', target) or target.startswith('#'):
         return '[%s](%s)' % (text, target)
-    path, _, anchor = target.partition('#')
+    path, anchor = (target.split('#', 1) + [''])[:2]
     name = os.path.basename(path)[:-3] if path.endswith('.md') and os.path.dirname(path) in ('', '.', '../docs') else None
     if name in names and not anchor:
         return '[%s](%s)' % (text, '@ref:' + name)
