@@ -74,6 +74,7 @@ _value:
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _publish
 from ansible_collections.netpool.ipam.plugins.plugin_utils._filters import filter_module
 
+
 def kea_dhcp6(info, config=None):
     return _publish.kea(info, 6, config)
 
