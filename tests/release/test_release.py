@@ -35,7 +35,7 @@ def test_version_is_1_or_greater_everywhere():
 def test_tarball_carries_what_a_user_runs_and_nothing_of_the_build(tarball_names):
     names = set(tarball_names)
     for needed in ('README.md', 'COPYING', 'CHANGELOG.rst', 'changelogs/changelog.yaml', 'bindep.txt',
-                   'meta/runtime.yml', 'meta/execution-environment.yml', 'meta/ee-requirements.txt',
+                   'meta/runtime.yml', 'meta/execution-environment.yml', 'meta/ee-requirements.txt', 'requirements.txt',
                    'docs/docsite/extra-docs.yml', 'docs/docsite/links.yml', 'docs/stores.md',
                    'plugins/modules/reservation.py', 'plugins/filter/kea_dhcp4.py', 'roles/reserve/tasks/main.yml',
                    'playbooks/migrate_store.yml', 'tools/migrate_store.py', 'terraform/pyproject.toml',
@@ -43,7 +43,7 @@ def test_tarball_carries_what_a_user_runs_and_nothing_of_the_build(tarball_names
                    'terraform/examples/provider/provider.tf'):
         assert needed in names, needed
     unwanted = re.compile(r'^(tests|extensions|bench|build|demo|collections|changelogs/fragments|\.[^/]+)/'
-                          r'|^(Makefile|pytest\.ini|ansible\.cfg|requirements[^/]*\.txt|tools/(docsite|terraform_docs)\.py)$'
+                          r'|^(Makefile|pytest\.ini|ansible\.cfg|requirements-[^/]*\.txt|tools/(docsite|terraform_docs)\.py)$'
                           r'|(^|/)(__pycache__|[^/]*\.egg-info|build|dist)/|\.pyc$|\.sqlite|\.tar\.gz$')
     assert [n for n in names if unwanted.search(n)] == []
 
