@@ -22,10 +22,10 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/collections
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: help venv venv-min link demo demo-min units units-min netbox terraform sanity integration \
-        molecule lint test build clean bench-netbox bench-terraform dhcp-dns
+        molecule lint test build clean bench-netbox bench-terraform dhcp-dns release-check
 
 help:
-	@echo "make venv | venv-min | demo | demo-min | netbox | dhcp-dns | units | units-min | terraform | sanity | integration | molecule | lint | test | build | clean | bench-netbox | bench-terraform"
+	@echo "make venv | venv-min | demo | demo-min | netbox | dhcp-dns | units | units-min | terraform | sanity | integration | molecule | lint | release-check | test | build | clean | bench-netbox | bench-terraform"
 
 # --- environments --------------------------------------------------------
 
@@ -114,8 +114,14 @@ molecule: venv dhcp-dns
 lint: venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/ansible-lint
 
+# The release checks (tests/release, issue 27) on the built tarball: galaxy-importer, antsibull-docs
+# lint-collection-docs, antsibull-changelog lint, ansible-builder, the generated docs up to date, and README
+# "Install" followed in a fresh virtualenv. Two workers, one per file: the install waits on pip most of its minute.
+release-check: venv
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pytest tests/release -n 2 --dist loadfile
+
 # What CI runs (.ci/run): units last, so pytest's summary is the last line.
-test: sanity integration molecule lint smoke-min netbox terraform units-min units
+test: sanity integration molecule lint release-check smoke-min netbox terraform units-min units
 
 # Issue 13's benchmark: 50 hosts reserve an address in a real NetBox through netpool.ipam and through
 # netbox.netbox (docs/performance.md). The script keeps .venv-bench (ansible 14.5.0, pynetbox 7.9.0 pinned).

@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 name: address
 short_description: The address an owner holds in a pool
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Returns one item per pool term, the address that O(owner) holds under O(key) in that pool.
   - With O(allocate=true), reserves an address when there is none (idempotent, like

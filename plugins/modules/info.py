@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: info
 short_description: Report pools, reservations, utilization and history
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Reads the netpool.ipam store of a namespace. Changes nothing, except with O(repair=true).
   - Returns the pools (with size, used, free and utilization), the reservations, and optionally the history of

@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: pool
 short_description: Declare an IP address pool
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Creates, updates or deletes a named pool of IP addresses in a namespace of the netpool.ipam store.
   - A pool has one or more subnets (IPv4 and IPv6 may be mixed); each subnet has a CIDR, an optional gateway and

@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: range
 short_description: Add or remove allocatable ranges and exclusions of an IP address pool
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Adds one or more range specs to a pool, or removes them, as allocatable ranges or as exclusions.
   - A range lies inside one subnet of the pool. Adjacent or overlapping ranges of a kind are merged, and are

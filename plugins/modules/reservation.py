@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: reservation
 short_description: Reserve or release IP addresses of a pool
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Reserves an address of a pool for an O(owner) (an inventory hostname, a VM id...) under a O(key) (one per
     NIC, per index), idempotently. Re-running never moves an address.

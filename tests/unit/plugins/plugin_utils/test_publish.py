@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Publishing (issue 15): the filters of plugins/filter/publish.py render the reservations of a real
+"""Publishing (issue 15): the filters of plugins/filter/ (kea_dhcp4.py, ...) render the reservations of a real
 store (SQLite and JSON) for Kea, dnsmasq, BIND and /etc/hosts; the real servers' checkers accept every
 file, and a real named on 127.0.0.1 answers A, AAAA and PTR queries for every reservation."""
 
@@ -15,7 +15,7 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.netpool.ipam.plugins.filter.publish import FilterModule
+from ansible_collections.netpool.ipam.plugins.filter import bind_zones, dnsmasq_hosts, etc_hosts, kea_dhcp4, kea_dhcp6
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
@@ -24,7 +24,9 @@ from ansible_collections.netpool.ipam.tests.unit.plugins.plugin_utils.dhcp_dns i
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
 
-F = FilterModule().filters()
+F = {}
+for _module in (kea_dhcp4, kea_dhcp6, dnsmasq_hosts, bind_zones, etc_hosts):
+    F.update(_module.FilterModule().filters())
 KEA_BASE = {'interfaces-config': {'interfaces': []}, 'lease-database': {'type': 'memfile', 'persist': False}}
 WEB = ['web%02d' % i for i in range(1, 11)]
 

@@ -1,0 +1,2 @@
+# namespace/name
+terraform import netpool_pool.web default/web

@@ -1,0 +1,138 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""What a release is checked against (issue 27): the tarball's contents, Galaxy's own importer, antsibull-docs,
+antsibull-changelog, ansible-builder, and the files generated from other files being up to date."""
+
+import json
+import os
+import re
+import sys
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+
+from conftest import BIN, ROOT, run, tool_env, version
+
+try:
+    import tomllib
+except ImportError:                 # Python < 3.11 has no tomllib: the check that needs it skips
+    tomllib = None
+
+FILTERS = ['bind_zones', 'dnsmasq_hosts', 'etc_hosts', 'kea_dhcp4', 'kea_dhcp6']
+
+
+def test_version_is_1_or_greater_everywhere():
+    assert int(version().split('.')[0]) >= 1          # Automation Hub's REQUIRE_V1_OR_GREATER
+    with open(os.path.join(ROOT, 'terraform', 'pyproject.toml')) as f:
+        assert 'version = "%s"' % version() in f.read()
+    with open(os.path.join(ROOT, 'terraform', 'examples', 'provider', 'provider.tf')) as f:
+        assert 'version = "%s"' % version() in f.read()
+
+
+def test_tarball_carries_what_a_user_runs_and_nothing_of_the_build(tarball_names):
+    names = set(tarball_names)
+    for needed in ('README.md', 'COPYING', 'CHANGELOG.rst', 'changelogs/changelog.yaml', 'bindep.txt',
+                   'meta/runtime.yml', 'meta/execution-environment.yml', 'meta/ee-requirements.txt', 'requirements.txt',
+                   'docs/docsite/extra-docs.yml', 'docs/docsite/links.yml', 'docs/stores.md',
+                   'plugins/modules/reservation.py', 'plugins/filter/kea_dhcp4.py', 'roles/reserve/tasks/main.yml',
+                   'playbooks/migrate_store.yml', 'tools/migrate_store.py', 'terraform/pyproject.toml',
+                   'terraform/netpool_terraform/provider.py', 'terraform/docs/index.md', 'terraform/CHANGELOG.md',
+                   'terraform/examples/provider/provider.tf'):
+        assert needed in names, needed
+    unwanted = re.compile(r'^(tests|extensions|bench|build|demo|collections|changelogs/fragments|\.[^/]+)/'
+                          r'|^(Makefile|pytest\.ini|ansible\.cfg|requirements-[^/]*\.txt|tools/(docsite|terraform_docs)\.py)$'
+                          r'|(^|/)(__pycache__|[^/]*\.egg-info|build|dist)/|\.pyc$|\.sqlite|\.tar\.gz$')
+    assert [n for n in names if unwanted.search(n)] == []
+
+
+def test_every_tool_a_shipped_playbook_runs_is_shipped(tarball_names):
+    for name in tarball_names:
+        if name.startswith('playbooks/') and name.endswith('.yml'):
+            with open(os.path.join(ROOT, name)) as f:
+                for tool in re.findall(r"tools/[\w.]+\.py", f.read()):
+                    assert tool in tarball_names, '%s runs %s' % (name, tool)
+
+
+def test_galaxy_importer_accepts_the_tarball_and_lists_each_filter(tarball, tmp_path):
+    config = tmp_path / 'galaxy-importer.cfg'
+    # ansible-test sanity runs in `make sanity`, ansible-lint in `make lint`
+    config.write_text('[galaxy-importer]\nRUN_ANSIBLE_TEST = False\nRUN_ANSIBLE_LINT = False\n'
+                      'RUN_ANSIBLE_DOC = True\nREQUIRE_V1_OR_GREATER = True\nCHECK_CHANGELOG = True\n')
+    out = run([sys.executable, '-m', 'galaxy_importer.main', '--print-result', str(tarball)], cwd=str(tmp_path),
+              env=tool_env(GALAXY_IMPORTER_CONFIG=str(config))).stdout
+    result = json.loads(out[out.index('\n{') + 1:])
+    filters = sorted(c['name'] for c in result['contents'] if c['content_type'] == 'filter')
+    assert filters == FILTERS
+    assert all(c['description'] for c in result['contents'] if c['content_type'] in ('filter', 'module', 'lookup'))
+    assert 'WARNING' not in out.split('\n{', 1)[0], out
+
+
+def test_antsibull_docs_lint(installed):
+    run([os.path.join(BIN, 'antsibull-docs'), 'lint-collection-docs', '--plugin-docs', str(installed[1])],
+        cwd=str(installed[0]))
+
+
+def test_docsite_pages_are_generated_from_the_guides():
+    run([sys.executable, os.path.join(ROOT, 'tools', 'docsite.py'), '--check'])
+    with open(os.path.join(ROOT, 'docs', 'docsite', 'extra-docs.yml')) as f:
+        listed = sorted(p for s in yaml.safe_load(f)['sections'] for p in s['toctree'])
+    assert listed == sorted(n[:-3] for n in os.listdir(os.path.join(ROOT, 'docs')) if n.endswith('.md'))
+
+
+def test_terraform_docs_are_generated_from_the_schema():
+    run([sys.executable, os.path.join(ROOT, 'tools', 'terraform_docs.py'), '--check'])
+
+
+@pytest.mark.skipif(tomllib is None, reason='needs Python 3.11+ (tomllib)')
+def test_terraform_package_license_is_an_spdx_string():
+    with open(os.path.join(ROOT, 'terraform', 'pyproject.toml'), 'rb') as f:
+        assert tomllib.load(f)['project']['license'] == 'GPL-3.0-or-later'
+
+
+def test_changelog_lints_and_changelog_rst_is_generated_from_it(tmp_path):
+    link = os.path.join(ROOT, 'collections', 'ansible_collections', 'netpool', 'ipam')
+    run([os.path.join(BIN, 'antsibull-changelog'), 'lint'], cwd=link)
+    with open(os.path.join(ROOT, 'changelogs', 'changelog.yaml')) as f:
+        assert version() in yaml.safe_load(f)['releases']
+    # `generate` rewrites CHANGELOG.rst from changelogs/changelog.yaml: it must not change it
+    with open(os.path.join(ROOT, 'CHANGELOG.rst')) as f:
+        before = f.read()
+    try:
+        run([os.path.join(BIN, 'antsibull-changelog'), 'generate'], cwd=link)
+        with open(os.path.join(ROOT, 'CHANGELOG.rst')) as f:
+            assert f.read() == before, 'CHANGELOG.rst is not what changelogs/changelog.yaml gives (docs/developing.md)'
+    finally:
+        with open(os.path.join(ROOT, 'CHANGELOG.rst'), 'w') as f:
+            f.write(before)
+
+
+def _ranges():
+    with open(os.path.join(ROOT, 'meta', 'ee-requirements.txt')) as f:
+        return [Requirement(line.split('#')[0].strip()) for line in f if line.split('#')[0].strip()]
+
+
+def test_python_requirements_are_ranges_holding_the_tested_pins():
+    ranges = _ranges()
+    assert ranges and all(not any(s.operator in ('==', '===') for s in r.specifier) for r in ranges)
+    for pins in ('requirements.txt', 'requirements-min.txt'):
+        with open(os.path.join(ROOT, pins)) as f:
+            pinned = dict((r.name, r) for r in (Requirement(line.split('#')[0].strip()) for line in f if line.split('#')[0].strip()))
+        for r in ranges:
+            assert r.name in pinned, '%s is not tested (%s)' % (r.name, pins)
+            assert r.specifier.contains(next(iter(pinned[r.name].specifier)).version), (pins, str(r))
+
+
+def test_ansible_builder_introspects_the_collection_and_creates_the_readmes_definition(installed, tmp_path):
+    out = run([os.path.join(BIN, 'ansible-builder'), 'introspect', '--sanitize', str(installed[0])]).stdout
+    found = yaml.safe_load(out[out.index('---'):])
+    assert sorted(str(Requirement(line.split('#')[0].strip())) for line in found['python']) == sorted(str(r) for r in _ranges())
+    assert not found.get('system')
+    with open(os.path.join(ROOT, 'README.md')) as f:
+        definition = re.search(r'<!-- file: execution-environment.yml -->\n```yaml\n(.*?)```', f.read(), re.S).group(1)
+    (tmp_path / 'execution-environment.yml').write_text(definition)
+    run([os.path.join(BIN, 'ansible-builder'), 'create', '-f', 'execution-environment.yml', '-c', 'context'],
+        cwd=str(tmp_path))
+    assert 'netpool/ipam' in (tmp_path / 'context' / '_build' / 'requirements.yml').read_text()

@@ -1,0 +1,105 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Write the guides of docs/*.md as the RST pages of the antsibull-docs site (issue 27).
+
+    python tools/docsite.py            # (re)write docs/docsite/rst/*.rst
+    python tools/docsite.py --check    # exit 1 and name the stale pages (tests/release runs it)
+
+docs/*.md stay the one source (GitHub shows them); antsibull-docs reads only RST, from docs/docsite/rst/,
+listed in docs/docsite/extra-docs.yml. Each page is converted with m2r2 (requirements-dev.txt) under the label
+``ansible_collections.netpool.ipam.docsite.<name>``; a link to another guide becomes a reference to its
+page, a link to any other file of the repository a link to it on GitHub.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+import m2r2
+from mistune.inline_parser import InlineParser
+
+_REGISTER = InlineParser.register
+
+
+def _register(self, name, *args, **kwargs):
+    # m2r2 passes RST roles (`a`:role:) through: in Markdown guides "`key`: `value: 1`" is code, not a role
+    if name != 'rest_role':
+        _REGISTER(self, name, *args, **kwargs)
+
+
+InlineParser.register = _register
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = os.path.join(ROOT, 'docs')
+RST = os.path.join(DOCS, 'docsite', 'rst')
+REPOSITORY = 'https://github.com/netpool/ipam/blob/main/'
+LABEL = 'ansible_collections.netpool.ipam.docsite.%s'
+
+_LINK = re.compile(r'\[([^\]]+)\]\(([^)\s]+)\)')
+
+
+def guides():
+    return sorted(name[:-3] for name in os.listdir(DOCS) if name.endswith('.md'))
+
+
+def _link(match, names):
+    text, target = match.groups()
+    text = text.replace('`', '')        # m2r2 makes a substitution of a code link text (label outside the prefix)
+    if re.match(r'[a-z]+:', target) or target.startswith('#'):
+        return '[%s](%s)' % (text, target)
+    path, anchor = (target.split('#', 1) + [''])[:2]
+    name = os.path.basename(path)[:-3] if path.endswith('.md') and os.path.dirname(path) in ('', '.', '../docs') else None
+    if name in names and not anchor:
+        return '[%s](%s)' % (text, '@ref:' + name)
+    url = REPOSITORY + os.path.normpath(os.path.join('docs', path)) + ('#' + anchor if anchor else '')
+    return '[%s](%s)' % (text, url)
+
+
+def page(name, names):
+    with open(os.path.join(DOCS, name + '.md')) as f:
+        text = f.read()
+    text = _LINK.sub(lambda m: _link(m, names), text)
+    body = m2r2.convert(text)
+    body = body.replace('.. code-block::\n', '.. code-block:: text\n')    # rstcheck wants a language
+    # a link to another guide: a reference to its page in the site
+    body = re.sub(r'`([^`<]+?) <@ref:([a-z_]+)>`_', lambda m: ':ref:`%s <%s>`' % (m.group(1), LABEL % m.group(2)), body)
+    return '..\n   Generated from docs/%s.md by tools/docsite.py: edit that file, then run the tool.\n\n.. _%s:\n%s' % (
+        name, LABEL % name, body.rstrip() + '\n')
+
+
+def pages():
+    names = guides()
+    return dict((name + '.rst', page(name, names)) for name in names)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', 1)[0])
+    parser.add_argument('--check', action='store_true', help='change nothing; exit 1 when a page is not up to date')
+    args = parser.parse_args(argv)
+    stale = []
+    for rel, text in sorted(pages().items()):
+        path = os.path.join(RST, rel)
+        try:
+            with open(path) as f:
+                current = f.read()
+        except FileNotFoundError:
+            current = None
+        if current != text:
+            stale.append(rel)
+            if not args.check:
+                os.makedirs(RST, exist_ok=True)
+                with open(path, 'w') as f:
+                    f.write(text)
+    extra = sorted(set(os.listdir(RST)) - set(pages())) if os.path.isdir(RST) else []
+    if args.check and (stale or extra):
+        print('Not up to date: %s. Run: python tools/docsite.py'
+              % ', '.join(['docs/docsite/rst/' + s for s in stale] + ['docs/docsite/rst/%s (no docs/*.md)' % s for s in extra]))
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
