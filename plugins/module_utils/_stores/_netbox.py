@@ -747,7 +747,9 @@ class NetboxStore(Store):
         old = self.get_reservation(*r.ident)
         if old is not None and old.to_data() == r.to_data() and getattr(old, 'sent', False):
             return      # the allocation that created it sent exactly this
-        holder = self.holder(r.namespace, r.version, r.address)
+        # an address check mode predicted is one NetBox holds free (``_predict``): no holder to look for
+        predicted = old is None and (r.version, r.address) in self._tx.predicted
+        holder = None if predicted else self.holder(r.namespace, r.version, r.address)
         if holder is not None and holder.ident != r.ident:
             raise AddressInUse('%s is already held by %s/%s in pool %s.'
                                % (r.address_str, holder.owner, holder.key, holder.pool))

@@ -8,7 +8,9 @@ Hypothesis drives ``Service`` with random pool creations and deletions,
 child pools carved from any pool (grandchildren too), range and exclusion
 edits, dynamic and static reservations (moves, reassigns, forced addresses of
 a parent inside its child), releases and sweeps, leases and clock advances,
-on pools with and without a reuse delay, in two namespaces. A reference model written with
+``owners`` batches (statics and dynamics mixed in any order, two owners asking
+for one address, reassign, check mode beside the run), on pools with and
+without a reuse delay, in two namespaces. A reference model written with
 ``ipaddress`` and Python sets (nothing from the collection) predicts every
 outcome: the error code, or the address (``first`` strategy: exactly;
 ``random``: one of the free ones) and ``changed``.
