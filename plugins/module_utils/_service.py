@@ -704,6 +704,15 @@ class Service(object):
                     raise InvalidArgument('address %s is not of family %s.' % (address, family))
             if reassign and address is None:
                 raise InvalidArgument('reassign needs address: the address to take over.')
+        asked = {}
+        for owner, _a, _m in requests:
+            if owner in wanted and wanted[owner] in asked:
+                # SPEC §3.1 Batches: one address has one holder, whatever reassign says
+                raise InvalidArgument("owners '%s' and '%s' both ask for %s: an address has one holder. Give each "
+                                      "owner an address of its own." % (asked[wanted[owner]], owner,
+                                                                       iv.to_str(*wanted[owner])))
+            if owner in wanted:
+                asked[wanted[owner]] = owner
         requests = [(owner, wanted.get(owner), _metadata.reservation(check_metadata(metadata)))
                     for owner, _a, metadata in requests]
         owners = [owner for owner, _a, _m in requests]
@@ -736,23 +745,86 @@ class Service(object):
             p = self._pool(namespace, pool)
             self._expire(p)
             held = self.store.get_reservations(namespace, pool, owners, key)
-            results = []
-            for owner, at, metadata in requests:
+            results = [None] * len(requests)
+            order = self._plan(requests, held)
+            currents = {}
+            for i in order:
+                owner, at, metadata = requests[i]
                 # a static address of this task may have moved or taken over one read above: read it again
-                current = self.store.get_reservation(namespace, pool, owner, key) if wanted else held.get(owner)
-                results.append(self._reserve_one(p, owner, key, current, at, version, metadata, ttl, force,
-                                                 reassign, check))
+                currents[i] = current = self.store.get_reservation(namespace, pool, owner, key) if wanted \
+                    else held.get(owner)
+                if at is not None:
+                    results[i] = self._reserve_one(p, owner, key, current, at, version, metadata, ttl, force,
+                                                   reassign, check)
+            # the new dynamics of the batch, in list order, take their addresses at once (one request per range on
+            # a store that allocates for itself)
+            fresh = dict((i, self._fresh(p, requests[i][0], key, requests[i][2], ttl)) for i in order
+                         if requests[i][1] is None and currents[i] is None)
+            self._allocate(p, [fresh[i] for i in order if i in fresh], version)
+            for i in order:
+                owner, at, metadata = requests[i]
+                if at is None:
+                    results[i] = self._reserve_one(p, owner, key, currents[i], None, version, metadata, ttl, force,
+                                                   reassign, check, fresh.get(i))
             return results
 
-    def _reserve_one(self, p, owner, key, current, wanted, version, metadata, ttl, force, reassign, check):
-        """Inside the locked transaction: ``(changed, before, after)`` of one reservation (SPEC §3.1, §3.2)."""
+    @staticmethod
+    def _plan(requests, held):
+        """The order in which a batch is applied (SPEC §3.1 Batches): the statics first, then the dynamics in list
+        order. A static whose address another owner of the batch holds and leaves (a static of its own elsewhere)
+        goes after that owner; otherwise statics keep their list order."""
+        statics = [i for i, (_o, at, _m) in enumerate(requests) if at is not None]
+        leaving = dict(((held[requests[i][0]].version, held[requests[i][0]].address), requests[i][0])
+                       for i in statics if requests[i][0] in held
+                       and (held[requests[i][0]].version, held[requests[i][0]].address) != requests[i][1])
+        order, pending = [], statics
+        while pending:
+            waiting = set(requests[i][0] for i in pending)
+            ready = next((i for i in pending if leaving.get(requests[i][1]) not in waiting - set([requests[i][0]])),
+                         pending[0])    # a cycle (two owners swapping) is left to reassign: the list order
+            order.append(ready)
+            pending = [i for i in pending if i != ready]
+        return order + [i for i, (_o, at, _m) in enumerate(requests) if at is None]
+
+    def _fresh(self, p, owner, key, metadata, ttl):
+        """What a new reservation is, but for its address: complete before free space is asked for one."""
+        now = self._stamp()
+        return Reservation(p.namespace, p.name, owner, key, None, None, metadata=metadata, created_at=now,
+                           updated_at=now, expires_at=self._stamp(ttl) if ttl is not None else None)
+
+    def _allocate(self, pool, fresh, version):
+        """Give each of the new reservations ``fresh`` a free address, in list order: subnet after subnet in pool
+        order, by the pool's strategy (SPEC §3.1); ``pool_exhausted`` naming the first one left without."""
+        if not fresh:
+            return
+        subnets = [s for s in pool.subnets if version is None or s.version == version]
+        first = fresh[0]
+        if not subnets:
+            # SPEC §3.1: family restricts the subnets tried; none has a free address: pool_exhausted
+            raise PoolExhausted("Pool '%s' has no IPv%d subnet, so no free IPv%d address for %s/%s. Add an IPv%d "
+                                "subnet to the pool, or leave family out." % (pool.name, version, version, first.owner,
+                                                                              first.key, version))
+        free, left = self.store.free_space(), list(fresh)
+        for subnet in subnets:
+            for r, n in zip(left, free.allocate_many(pool, subnet, left, self.rng)):
+                r.version, r.address = subnet.version, n
+            left = [r for r in left if r.address is None]
+            if not left:
+                return
+        raise PoolExhausted("Pool '%s' has no free %saddress left for %s/%s%s. Add a range or a subnet, or release "
+                            "addresses." % (pool.name, 'IPv%d ' % version if version else '', left[0].owner,
+                                            left[0].key, ' (and %d more owners)' % (len(left) - 1)
+                                            if len(left) > 1 else ''))
+
+    def _reserve_one(self, p, owner, key, current, wanted, version, metadata, ttl, force, reassign, check,
+                     placed=None):
+        """Inside the locked transaction: ``(changed, before, after)`` of one reservation (SPEC §3.1, §3.2);
+        ``placed``: a new dynamic reservation already given its address (``_allocate``)."""
         namespace, pool = p.namespace, p.name
         before = self.results.reservation(current, p) if current else {}
         now = self._stamp()
         expires_at = self._stamp(ttl) if ttl is not None else None
-        # what a new reservation is, but for its address: complete before free space is asked for one
-        fresh = Reservation(namespace, pool, owner, key, None, None, metadata=metadata, created_at=now,
-                            updated_at=now, expires_at=expires_at)
+        fresh = placed or self._fresh(p, owner, key, metadata, ttl)
         if wanted is None:
             r, predicted = self._reserve_dynamic(p, current, fresh, version)
         else:
@@ -789,21 +861,10 @@ class Service(object):
                 raise InvalidArgument("%s/%s already holds %s in pool '%s', not an IPv%d address. Use another key "
                                       "for each family." % (owner, key, current.address_str, pool.name, version))
             return current.copy(), False
-        subnets = [s for s in pool.subnets if version is None or s.version == version]
-        if not subnets:
-            # SPEC §3.1: family restricts the subnets tried; none has a free address: pool_exhausted
-            raise PoolExhausted("Pool '%s' has no IPv%d subnet, so no free IPv%d address for %s/%s. Add an IPv%d "
-                                "subnet to the pool, or leave family out." % (pool.name, version, version, owner, key,
-                                                                              version))
         r = fresh.copy()
-        free = self.store.free_space()
-        for subnet in subnets:      # SPEC §3.1: in pool order, by the pool's strategy
-            n = free.allocate(pool, subnet, r, self.rng)
-            if n is not None:
-                r.version, r.address = subnet.version, n
-                return r, True
-        raise PoolExhausted("Pool '%s' has no free %saddress left for %s/%s. Add a range or a subnet, or release "
-                            "addresses." % (pool.name, 'IPv%d ' % version if version else '', owner, key))
+        if r.address is None:
+            self._allocate(pool, [r], version)
+        return r, True
 
     def _reserve_static(self, pool, current, fresh, wanted, force, reassign):
         """``current`` moved to ``wanted``, or a new reservation (``fresh`` completed with it)."""

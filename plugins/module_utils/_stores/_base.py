@@ -71,6 +71,18 @@ class FreeSpace(abc.ABC):
         address (int) or None when the subnet has none free. The caller then sets reservation.version/.address and
         calls store.save_reservation(reservation)."""
 
+    def allocate_many(self, pool, subnet, reservations, rng):
+        """``allocate`` for each of ``reservations`` in list order, as long as ``subnet`` has free addresses: the
+        addresses found, one per reservation from the first (fewer than the reservations when the subnet runs out).
+        A store that can allocate many at once (NetBox) overrides this."""
+        found = []
+        for r in reservations:
+            n = self.allocate(pool, subnet, r, rng)
+            if n is None:
+                break
+            found.append(n)
+        return found
+
     @abc.abstractmethod
     def take(self, pool, version, n):
         """A requested (static/forced) address leaves free space: out of the pool's free spans or, for a forced

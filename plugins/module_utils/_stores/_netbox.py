@@ -39,6 +39,7 @@ import functools
 import json
 import os
 import re
+import time
 
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
@@ -75,6 +76,22 @@ query ($claim: String!, $pool: String!) {
     id address status custom_field_data vrf { id name } }
   p: prefix_list(filters: {custom_field_data: {path: "netpool_pool", lookup: {string_lookup: {exact: $pool}}}}) {
     id prefix custom_field_data vrf { id name } tags { slug } } }'''.split())
+#: what a change of a pool's reservations reads, in one GraphQL request (``NetboxStore.expect``): the reservations
+#: of its claims, the prefixes of every pool (the pool's family), the pool's IP ranges, and the IP addresses whose
+#: netpool_expires is due (leases that ran out, rests that are over)
+_READ_FOR_CHANGE = ' '.join('''
+query ($claims: String!, $pool: String!, $from: String!, $to: String!) {
+  a: ip_address_list(filters: {custom_field_data: {path: "netpool_claim", lookup: {string_lookup: {regex: $claims}}}}) {
+    id address status custom_field_data vrf { id name } }
+  p: prefix_list(filters: {custom_field_data: {path: "netpool_pool", lookup: {string_lookup: {starts_with: ""}}}}) {
+    id prefix custom_field_data vrf { id name } tags { slug } }
+  r: ip_range_list(filters: {custom_field_data: {path: "netpool_pool", lookup: {string_lookup: {exact: $pool}}}}) {
+    id start_address end_address custom_field_data vrf { id name } tags { slug } }
+  d: ip_address_list(filters: {custom_field_data: {path: "netpool_expires", lookup: {datetime_lookup: {range: {
+    start: $from, end: $to}}}}}) {
+    id address status custom_field_data vrf { id name } } }'''.split())
+#: how far past the wall clock ``expect`` reads what is due (the service's clock runs a moment later)
+_DUE_MARGIN = 300
 #: the token of a history entry in a changelog message
 _TOKEN = re.compile(r'^[0-9a-f]{12}$')
 #: the most addresses a NetBox IP range holds
@@ -117,7 +134,8 @@ class _Transaction(object):
         self.ops = []               # writes to send at commit, in order: [callable, message]
         self.last = []              # writes sent after those (IP ranges made: NetBox refuses overlapping ones)
         self.unnamed = []           # writes waiting for the history entry that names them (their message)
-        self.created = []           # API URLs of what this transaction created: deleted again if it fails
+        self.undo = []              # how to undo what this transaction sent, in order: ('delete', URL, token) for
+        #                             what it created, ('restore', callable) for what it deleted or changed
         self.freed = set()          # (version, address) of IP addresses the writes delete
         self.predicted = set()      # (version, address) check mode said it would hand out
         self.rebuilt = {}           # (namespace, pool) -> (pool, the IP ranges it should have): made last
@@ -125,6 +143,8 @@ class _Transaction(object):
         self.listed = {}            # namespace -> {name: Pool} of its prefixes
         self.claims = {}            # claim -> IP addresses holding it
         self.due = {}               # (namespace, time) -> IP addresses whose netpool_expires is at or before it
+        self.read = {}              # namespace -> (bound, IP addresses due by then); pool -> ranges: ``expect``
+        self.ranges = {}            # (namespace, pool) -> the pool's IP ranges as NetBox holds them
 
 
 class NetboxStore(Store):
@@ -202,8 +222,9 @@ class NetboxStore(Store):
         if method == 'POST' and self._tx is not None and response.status_code == 201 and '/ipam/' in url \
                 and '/ipam/vrfs/' not in url:
             made = response.json()
-            token = ((body or {}).get('changelog_message') or '').split(' ')[1:2]
-            self._tx.created += [(obj['url'], token) for obj in (made if isinstance(made, list) else [made])]
+            first = body[0] if isinstance(body, list) and body else body
+            token = ((first or {}).get('changelog_message') or '').split(' ')[1:2]
+            self._tx.undo += [('delete', obj['url'], token) for obj in (made if isinstance(made, list) else [made])]
         return response
 
     def _refuse(self, method, url, response):
@@ -269,12 +290,20 @@ class NetboxStore(Store):
         tx.freed.clear()
 
     def _undo(self, tx):
-        """Delete what a transaction that failed created (an allocation, or the first writes of a commit that
-        failed part way)."""
-        for url, token in reversed(tx.created):
+        """Undo, newest first, what a transaction that failed sent (an allocation, the writes sent before it, or the
+        first writes of a commit that failed part way): delete what it created, make again what it deleted, change
+        back what it changed. A reservation made again is the same reservation (its claim), at the same address."""
+        for entry in reversed(list(tx.undo)):
+            message = ' '.join(['netpool: undo'] + entry[-1])
             with contextlib.suppress(StoreUnavailable, StoreBusy):
-                self._request('DELETE', url, body={'changelog_message': ' '.join(['netpool: undo'] + token)},
-                              ok=(204, 404))
+                if entry[0] == 'delete':
+                    self._request('DELETE', entry[1], body={'changelog_message': message}, ok=(204, 404))
+                else:
+                    entry[1](message)
+
+    def _undoable(self, message, restore):
+        """What a sent write that deleted or changed something needs if the transaction fails: ``restore``."""
+        self._tx.undo.append(('restore', restore, message.split(' ')[1:2]))
 
     def _later(self, op, last=False, frees=None):
         """Keep a write until the transaction commits (``last``: after the others); ``frees``: the (version,
@@ -515,6 +544,82 @@ class NetboxStore(Store):
         found = self._by_claim(namespace, pool, owner, key)
         return self._reservation(namespace, found[0]) if found else None
 
+    #: a write transaction costs nothing until it commits (there is no lock to take): a change reads and decides in
+    #: it, in one request (``expect``), and a rerun that changes nothing sends no write
+    probe_first = False
+
+    def expect(self, namespace, pool, owners, key):
+        """Read at once, in one GraphQL request, what a change of ``owners``' reservations in ``pool`` reads next:
+        their claims, the namespace's pools, the pool's IP ranges and what is due in the namespace (see
+        ``_READ_FOR_CHANGE``). Where GraphQL cannot be used, each is read by the REST API when asked for."""
+        tx = self._tx
+        if tx is None or not self._graphql:
+            return
+        claims = [claim(namespace, pool, owner, key) for owner in owners]
+        bound = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(int(time.time()) + _DUE_MARGIN))
+        # every claim in one question: a regular expression (NetBox allows 10 aliases a query, and its ``in_``
+        # lookup of a JSON field matches no string)
+        data = self._ask(_READ_FOR_CHANGE, {'claims': '^(%s)$' % '|'.join(re.escape(c) for c in claims), 'pool': pool,
+                                            'from': '1970-01-01T00:00:00+00:00', 'to': _netbox_time(bound)})
+        if data is None:
+            return
+        here = self._here(namespace)
+        held = [o for o in (_rest_shape(o) for o in data['a'] or []) if here(o)]
+        for wanted in claims:
+            tx.claims[wanted] = sorted((o for o in held if o['custom_fields'].get('netpool_claim') == wanted),
+                                       key=lambda o: o['id'])
+        prefixes = [p for p in (_rest_shape(p) for p in data['p'] or []) if here(p) and TAG in p['tags']
+                    and isinstance(p['custom_fields'].get('netpool'), dict)]
+        tx.listed[namespace] = self._pools_of(namespace, prefixes)
+        tx.ranges[(namespace, pool)] = [r for r in (_rest_shape(r) for r in data['r'] or []) if here(r)
+                                        and TAG in r['tags']]
+        tx.read[namespace] = (bound, [o for o in (_rest_shape(o) for o in data['d'] or []) if here(o)])
+        vrfs = set((o['vrf'] or {}).get('id') for o in held + prefixes if o.get('vrf'))
+        if namespace != 'default' and len(vrfs) == 1:
+            self._vrfs.setdefault(namespace, int(vrfs.pop()))
+
+    def _here(self, namespace):
+        """Whether an object read through GraphQL is in the namespace's VRF."""
+        global_table = namespace == 'default'
+
+        def here(obj):
+            vrf = obj.get('vrf')
+            return vrf is None if global_table else vrf is not None and vrf.get('name') == namespace
+        return here
+
+    def _ask(self, query, variables):
+        """The data a GraphQL query answers (a GET; a POST where the URL would be long), or None where GraphQL
+        cannot be used (it is not tried again by this store)."""
+        params = {'query': query, 'variables': json.dumps(variables)}
+        try:
+            if len(params['query']) + len(params['variables']) < 3000:
+                data = self._get(self._graphql, params)
+            else:
+                data = self._request('POST', self._graphql, body={'query': query, 'variables': variables},
+                                     ok=(200,)).json()
+        except StoreUnavailable:
+            data = None     # GraphQL turned off, or not allowed: the REST API says what is wrong, if anything
+        if not isinstance(data, dict) or data.get('errors') or not isinstance(data.get('data'), dict):
+            self._graphql = None
+            return None
+        return data['data']
+
+    def get_reservations(self, namespace, pool, owners, key):
+        """Those read by ``expect`` already; the others by the REST API, many claims per request."""
+        tx = self._tx
+        if tx is not None:
+            missing = [claim(namespace, pool, owner, key) for owner in owners
+                       if (namespace, pool, owner, key) not in tx.reservations
+                       and claim(namespace, pool, owner, key) not in tx.claims]
+            params = self._in(namespace, {'limit': PAGE}) if len(missing) > 1 else None
+            for i in range(0, len(missing) if params is not None else 0, 40):
+                chunk = missing[i:i + 40]
+                found = self._all('/ipam/ip-addresses/', dict(params, cf_netpool_claim=chunk))
+                for wanted in chunk:
+                    tx.claims[wanted] = sorted((o for o in found if (o['custom_fields'] or {}).get('netpool_claim')
+                                                == wanted), key=lambda o: o['id'])
+        return Store.get_reservations(self, namespace, pool, owners, key)
+
     def _read_with_pool(self, ident):
         """Read a reservation and its pool in one request (NetBox's GraphQL API, a GET): a rerun that changes
         nothing then costs one request. Where GraphQL is off, the REST API reads them in two."""
@@ -581,6 +686,9 @@ class NetboxStore(Store):
         """The IP addresses of a namespace whose ``netpool_expires`` is at or before ``time``: expired leases and
         rests that are over, of every pool, in one read per transaction (a change expires its pool's family)."""
         key = (namespace, time)
+        if key not in self._tx.due and namespace in self._tx.read and time <= self._tx.read[namespace][0]:
+            self._tx.due[key] = [o for o in self._tx.read[namespace][1] if (
+                (o['custom_fields'] or {}).get('netpool_expires') or '').replace('+00:00', 'Z') <= time]
         if key not in self._tx.due:
             params = self._in(namespace, _expiring(time))
             self._tx.due[key] = [] if params is None else self._all('/ipam/ip-addresses/', params)
@@ -641,7 +749,9 @@ class NetboxStore(Store):
         old = self.get_reservation(*r.ident)
         if old is not None and old.to_data() == r.to_data() and getattr(old, 'sent', False):
             return      # the allocation that created it sent exactly this
-        holder = self.holder(r.namespace, r.version, r.address)
+        # an address check mode predicted is one NetBox holds free (``_predict``): no holder to look for
+        predicted = old is None and (r.version, r.address) in self._tx.predicted
+        holder = None if predicted else self.holder(r.namespace, r.version, r.address)
         if holder is not None and holder.ident != r.ident:
             raise AddressInUse('%s is already held by %s/%s in pool %s.'
                                % (r.address_str, holder.owner, holder.key, holder.pool))
@@ -660,6 +770,8 @@ class NetboxStore(Store):
                 r.netbox_id = made['id']
             else:
                 self._request('PATCH', '/ipam/ip-addresses/%d/' % netbox_id, body=body)
+                self._undoable(message, lambda undo: self._request('PATCH', '/ipam/ip-addresses/%d/' % netbox_id,
+                                                                   body=self._address_body(old, pool, undo)))
         self._later(send)
 
     def _conflict(self, r, refused):
@@ -695,7 +807,13 @@ class NetboxStore(Store):
         self._tx.reservations[reservation.ident] = None
         if old is None or getattr(old, 'netbox_id', None) is None:
             return
-        self._later(functools.partial(self._delete_address, old.netbox_id), frees=(old.version, old.address))
+        pool = self.get_pool(old.namespace, old.pool)
+
+        def send(message):
+            self._delete_address(old.netbox_id, message)
+            self._undoable(message, lambda undo: self._request('POST', '/ipam/ip-addresses/',
+                                                               body=self._address_body(old, pool, undo)))
+        self._later(send, frees=(old.version, old.address))
 
     def _delete_address(self, ident, message):
         """Delete IP address ``ident`` (one already gone is fine)."""
@@ -767,11 +885,16 @@ class NetboxFreeSpace(FreeSpace):
     """Free space as NetBox derives it: IP ranges less the IP addresses inside them."""
 
     def _ranges(self, pool, subnet=None):
-        params = self.store._in(pool.namespace, {'tag': TAG, 'cf_netpool_pool': pool.name})
-        if params is None:
-            return []
+        """The pool's IP ranges as NetBox holds them: ``(version, first, last, id, prefix length)``, sorted (read
+        with the rest of a change by ``NetboxStore.expect``, or here)."""
+        tx = self.store._tx
+        if tx is not None and (pool.namespace, pool.name) in tx.ranges:
+            objs = tx.ranges[(pool.namespace, pool.name)]
+        else:
+            params = self.store._in(pool.namespace, {'tag': TAG, 'cf_netpool_pool': pool.name})
+            objs = [] if params is None else self.store._all('/ipam/ip-ranges/', params)
         found = []
-        for obj in self.store._all('/ipam/ip-ranges/', params):
+        for obj in objs:
             if (obj['custom_fields'] or {}).get('netpool_pool') != pool.name:
                 continue
             version, first = _host(obj['start_address'])
@@ -781,58 +904,88 @@ class NetboxFreeSpace(FreeSpace):
         return sorted(found)
 
     def allocate(self, pool, subnet, reservation, rng):
+        found = self.allocate_many(pool, subnet, [reservation], rng)
+        return found[0] if found else None
+
+    def allocate_many(self, pool, subnet, reservations, rng):
+        """Range after range of the subnet, one ``POST .../available-ips/`` with a list of every reservation left:
+        NetBox allocates it whole under its lock, in one database transaction, or answers 409 when the range has
+        fewer free addresses; then one GET asks how many it has, and one POST takes those. Check mode sends no
+        write: it asks which addresses NetBox would hand out (``predicted``)."""
         store = self.store
         if pool.strategy == 'random':
             raise Unsupported("The NetBox store cannot hand out addresses at random (strategy 'random').")
         tx = store._tx
+        found, left = [], list(reservations)
         for version, first, last, ident, _length in self._ranges(pool, subnet):
-            if not tx.commit:      # check mode: ask, send nothing; what this task predicted already is taken
-                taken = set(n for v, n in tx.predicted if v == version and first <= n <= last)
-                found = store._get('/ipam/ip-ranges/%d/available-ips/' % ident, {'limit': 1 + len(taken)})
-                free = [n for v, n in tx.freed if v == version and first <= n <= last]
-                free = sorted(set(free + [_host(a['address'])[1] for a in found]) - taken)
-                if free:
-                    tx.predicted.add((version, free[0]))
-                    return free[0]
-                continue
-            if tx.freed:
-                # NetBox hands out what it holds free: first send what this transaction freed (leases that ran out,
-                # rests that are over: time decided those, not the task, so they stay done if the task fails)
-                store._send(tx)
-            r = reservation.copy()
-            r.version = version
-            body = store._claim_body(r, _message({'object': 'reservation', 'action': 'reserve', 'namespace': r.namespace,
-                                                  'pool': r.pool, 'owner': r.owner, 'key': r.key}))
-            body['prefix_length'] = subnet.prefix_length
-            try:
-                made = store._request('POST', '/ipam/ip-ranges/%d/available-ips/' % ident, body=body,
-                                      ok=(200, 201))
-            except _Refused as e:
-                if e.status == 409:
-                    continue        # this range is full: the next one
-                if 'netpool_claim' in e.text or 'unique' in e.text.lower():
-                    return self._adopt(pool, reservation)   # another fork or controller reserved it meanwhile
-                raise
-            made = made.json()
-            return self._confirm(pool, reservation, made[0] if isinstance(made, list) else made)
-        return None
+            if not left:
+                break
+            if not tx.commit:
+                got = self._predict(version, first, last, ident, len(left))
+            else:
+                if tx.ops or tx.freed:
+                    # NetBox hands out what it holds free: first send what this transaction wrote so far (statics
+                    # placed, addresses freed); a failure later undoes them (``_undo``)
+                    store._send(tx)
+                got = self._post(pool, subnet, ident, left)
+            found += got
+            left = left[len(got):]
+        return found
 
-    def _confirm(self, pool, reservation, made):
-        """One holder per claim: NetBox checks uniqueness in its application, so two requests on different
-        ranges could both pass; the lowest id keeps the claim and the other address is deleted."""
+    def _predict(self, version, first, last, ident, count):
+        """Check mode: the ``count`` addresses of range ``ident`` a real run would hand out, those this transaction
+        predicted, placed or let rest already left aside and those it freed counted in."""
+        tx = self.store._tx
+        held = set((r.version, r.address) for r in tx.reservations.values() if r is not None)
+        taken = set(n for v, n in tx.predicted | held if v == version and first <= n <= last)
+        answer = self.store._get('/ipam/ip-ranges/%d/available-ips/' % ident, {'limit': count + len(taken)})
+        free = [n for v, n in tx.freed if v == version and first <= n <= last]
+        free = sorted(set(free + [_host(a['address'])[1] for a in answer]) - taken)[:count]
+        tx.predicted.update((version, n) for n in free)
+        return free
+
+    def _post(self, pool, subnet, ident, reservations):
+        """Allocate addresses of range ``ident`` to as many of ``reservations`` as it has free: their addresses."""
         store = self.store
-        holders = store._by_claim(*reservation.ident, fresh=True)
-        mine = dict(made, custom_fields=made.get('custom_fields') or {})
-        if holders and holders[0]['id'] != mine['id']:
-            store._delete_address(mine['id'], 'netpool: double claim resolved')
-            store._tx.created = [c for c in store._tx.created if c[0] != mine['url']]
-            return self._adopt(pool, reservation)
-        r = store._reservation(pool.namespace, mine)
-        r.sent = True
-        store._tx.reservations[r.ident] = r
-        return r.address
+        path = '/ipam/ip-ranges/%d/available-ips/' % ident
+        bodies = []
+        for reservation in reservations:
+            r = reservation.copy()
+            r.version = subnet.version
+            body = store._claim_body(r, _message({'object': 'reservation', 'action': 'reserve',
+                                                  'namespace': r.namespace, 'pool': r.pool, 'owner': r.owner,
+                                                  'key': r.key}))
+            body['prefix_length'] = subnet.prefix_length
+            bodies.append(body)
+        try:
+            made = store._request('POST', path, body=bodies, ok=(200, 201)).json()
+        except _Refused as e:
+            if e.status == 409:         # fewer free than asked: ask how many, take those
+                free = len(store._get(path, {'limit': len(bodies)}))
+                if not free:
+                    return []
+                return self._post(pool, subnet, ident, reservations[:free])
+            if 'netpool_claim' in e.text or 'unique' in e.text.lower():
+                if len(reservations) > 1:       # one of them was reserved meanwhile: one by one, adopting it
+                    found = []
+                    for r in reservations:
+                        got = self._post(pool, subnet, ident, [r])
+                        if not got:
+                            break
+                        found += got
+                    return found
+                return [self._adopt(pool, reservations[0])]     # another fork or controller reserved it meanwhile
+            raise
+        found = []
+        for obj in made:
+            r = store._reservation(pool.namespace, dict(obj, custom_fields=obj.get('custom_fields') or {}))
+            r.sent = True
+            store._tx.reservations[r.ident] = r
+            found.append(r.address)
+        return found
 
     def _adopt(self, pool, reservation):
+        """The address of a reservation another process made meanwhile (NetBox refused this one's claim)."""
         store = self.store
         holders = store._by_claim(*reservation.ident, fresh=True)
         if not holders:
@@ -845,25 +998,31 @@ class NetboxFreeSpace(FreeSpace):
         return r.address
 
     def take(self, pool, version, n):
-        for member in Tree.of(self.store, pool.namespace).family(pool):
-            for v, n, _until, ident in self._resting(member, v_n=(version, n)):
-                self.store._later(functools.partial(self.store._delete_address, ident), frees=(v, n))
+        store = self.store
+        for member in Tree.of(store, pool.namespace).family(pool):
+            for v, n, until, ident in self._resting(member, v_n=(version, n)):
+                def send(message, member=member, v=v, n=n, until=until, ident=ident):
+                    store._delete_address(ident, message)
+                    store._undoable(message, functools.partial(self._rest, member, v, n, until))
+                store._later(send, frees=(v, n))
 
     def give_back(self, pool, version, n, until=None):
         if until is None:
             return      # the IP address is deleted: NetBox hands it out again
+        self.store._tx.freed.discard((version, n))      # it rests: NetBox will not hand it out
+        self.store._later(functools.partial(self._rest, pool, version, n, until))
+
+    def _rest(self, pool, version, n, until, message):
+        """Make the IP address that keeps ``n`` resting in ``pool`` until ``until``."""
         store = self.store
         subnet = pool.subnet_of(version, n)
         length = subnet.prefix_length if subnet is not None else (32 if version == 4 else 128)
-
-        def send(message):
-            store._request('POST', '/ipam/ip-addresses/', body={
-                'address': _cidr(version, n, length), 'vrf': store._vrf(pool.namespace, make=True),
-                'status': 'deprecated', 'tags': [{'slug': TAG}],
-                'description': 'netpool: resting in %s/%s until %s' % (pool.namespace, pool.name, until),
-                'custom_fields': {'netpool_pool': pool.name, 'netpool_expires': _netbox_time(until)},
-                'changelog_message': message})
-        store._later(send)
+        store._request('POST', '/ipam/ip-addresses/', body={
+            'address': _cidr(version, n, length), 'vrf': store._vrf(pool.namespace, make=True),
+            'status': 'deprecated', 'tags': [{'slug': TAG}],
+            'description': 'netpool: resting in %s/%s until %s' % (pool.namespace, pool.name, until),
+            'custom_fields': {'netpool_pool': pool.name, 'netpool_expires': _netbox_time(until)},
+            'changelog_message': message})
 
     def _resting(self, pool, due=None, v_n=None):
         store = self.store
@@ -947,7 +1106,40 @@ class NetboxFreeSpace(FreeSpace):
                     store._request('PATCH', '/ipam/ip-ranges/%d/' % have[(v, a, b)][0], body=body)
 
     def spans(self, pool, version=None, lo=None, hi=None):
-        spans = _freespace.expected(self.store, pool, find=self.store._find)
+        """What NetBox itself would hand out: the pool's IP ranges as NetBox holds them, less every IP address
+        NetBox has inside them (reservations, rests, and any made by hand). Not derived from the pool: ``verify``
+        compares it with what the pool derives, so a hand edit of a range or an address in NetBox shows."""
+        store = self.store
+        rebuilt = store._tx.rebuilt.get((pool.namespace, pool.name)) if store._tx is not None else None
+        if rebuilt is not None:     # rebuilt in this transaction: the ranges it makes at its commit
+            ranges = sorted((v, a, b, None, length) for v, a, b, length in rebuilt[1])
+        else:
+            ranges = self._ranges(pool)
+        taken = {}
+        for subnet in pool.subnets:
+            if not any(v == subnet.version and subnet.first <= a <= subnet.last for v, a, _b, _i, _l in ranges):
+                continue
+            params = store._in(pool.namespace, {'parent': subnet.cidr})
+            for obj in [] if params is None else store._all('/ipam/ip-addresses/', params):
+                v, n = _host(obj['address'])
+                taken.setdefault(v, []).append((n, n))
+        spans = []
+        for v, a, b, _ident, _length in ranges:
+            spans += [(v, first, last) for first, last in iv.subtract([(a, b)], sorted(taken.get(v, [])))]
+        # what this transaction changed and has not sent yet (check mode, or before its commit)
+        tx = store._tx
+        if tx is not None and (tx.reservations or tx.freed):
+            held = [(r.version, r.address) for r in tx.reservations.values() if r is not None]
+            by_version = {}
+            for v, a, b in spans:
+                by_version.setdefault(v, []).append((a, b))
+            for v, n in tx.freed:
+                if any(rv == v and a <= n <= b for rv, a, b, _i, _l in ranges):
+                    by_version[v] = iv.merge(by_version.get(v, []) + [(n, n)])
+            for v, n in held:
+                by_version[v] = iv.subtract(by_version.get(v, []), [(n, n)])
+            spans = sorted((v, a, b) for v, pairs in by_version.items() for a, b in pairs)
+        spans = sorted(spans)
         found = []
         for v, a, b in spans:
             if version is not None and v != version:
@@ -981,6 +1173,18 @@ def _pool_data(namespace, name, snapshots):
         return None
     return dict(held[0]['netpool'].get('pool') or {}, namespace=namespace, name=name,
                 subnets=[cf['netpool'].get('subnet') for cf in held])
+
+
+def _rest_shape(obj):
+    """An object read through GraphQL in the shape the REST API gives it (what this store reads)."""
+    found = dict(obj, id=int(obj['id']), custom_fields=obj.get('custom_field_data') or {})
+    if 'status' in obj:
+        found['status'] = {'value': obj['status']}
+    if 'tags' in obj:
+        found['tags'] = [t['slug'] for t in obj.get('tags') or []]
+    if found.get('vrf'):
+        found['vrf'] = dict(found['vrf'], id=int(found['vrf']['id']))
+    return found
 
 
 def _first_line(error):

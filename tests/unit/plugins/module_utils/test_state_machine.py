@@ -8,7 +8,9 @@ Hypothesis drives ``Service`` with random pool creations and deletions,
 child pools carved from any pool (grandchildren too), range and exclusion
 edits, dynamic and static reservations (moves, reassigns, forced addresses of
 a parent inside its child), releases and sweeps, leases and clock advances,
-on pools with and without a reuse delay, in two namespaces. A reference model written with
+``owners`` batches (statics and dynamics mixed in any order, two owners asking
+for one address, reassign, check mode beside the run), on pools with and
+without a reuse delay, in two namespaces. A reference model written with
 ``ipaddress`` and Python sets (nothing from the collection) predicts every
 outcome: the error code, or the address (``first`` strategy: exactly;
 ``random``: one of the free ones) and ``changed``.
@@ -545,6 +547,86 @@ class IpamMachine(RuleBasedStateMachine):
             return
         for ident in targets:
             self._release(ident)
+
+    # -- batches
+    @rule(data=st.data(), size=st.integers(1, 4), ttl=st.sampled_from(TTLS), force=st.booleans(),
+          reassign=st.sampled_from((False, False, True)), check=st.booleans())
+    def reserve_batch(self, data, size, ttl, force, reassign, check):
+        """An ``owners`` batch (SPEC §3.1 Batches): statics and dynamics mixed in any order, two owners asking
+        for one address (invalid_argument), reassign; all or nothing; check mode predicts the run exactly."""
+        if not self.pools:
+            return
+        ns, name = data.draw(st.sampled_from(sorted(self.pools)))
+        pool = self.pools[(ns, name)]
+        owners = data.draw(st.lists(st.sampled_from(OWNERS), min_size=1, max_size=size, unique=True))
+        batch = []
+        for owner in owners:
+            vn = None
+            if data.draw(st.booleans()):
+                sub = data.draw(st.sampled_from(pool.subnets))
+                vn = (sub.version, data.draw(st.integers(sub.first, sub.last)))
+            batch.append((owner, vn))
+        elements = [o if vn is None else {'owner': o, 'address': _addr(*vn)} for o, vn in batch]
+        kwargs = dict(namespace=ns, ttl=ttl, force=force, reassign=reassign)
+        failed = None
+        try:
+            predicted = self.svc.reserve_owners(name, elements, check=True, **kwargs) if check else None
+            done = self.svc.reserve_owners(name, elements, **kwargs)
+        except IpamError as e:
+            failed, done = e, None
+            assert 'Traceback' not in e.msg
+        saved = self._state()
+        try:
+            changed = self._model_batch(ns, name, batch, done, ttl, force, reassign)
+        except Expect as e:
+            self._restore(saved)
+            assert failed is not None and failed.code == e.code, (elements, kwargs, failed and failed.msg, e.code)
+            return
+        assert failed is None, (elements, kwargs, failed.code, failed.msg)
+        assert done['changed'] is changed, (done, changed)
+        if check and pool.strategy == 'first':
+            assert [(r['owner'], r['address']) for r in predicted['reservations']] == [
+                (r['owner'], r['address']) for r in done['reservations']]
+        if ttl is None:
+            again = self._call(None, 'reserve_owners', name, elements, **kwargs)
+            assert again['changed'] is False and again['reservations'] == done['reservations']
+
+    def _model_batch(self, ns, name, batch, done, ttl, force, reassign):
+        """Walk the model through a batch: the statics first (one that takes the address another static of the
+        batch leaves after it), then the dynamics in list order, each address the run gave checked against what
+        the model allows. Whether it changed anything; raises Expect where the run must fail."""
+        statics = [(o, vn) for o, vn in batch if vn is not None]
+        if len(set(vn for _o, vn in statics)) < len(statics) or (reassign and len(statics) < len(batch)):
+            raise Expect('invalid_argument')
+
+        def unchanged(owner, vn):
+            cur = self.res.get((ns, name, owner, 'default'))
+            return cur is not None and ttl is None and (cur['expires'] is None or cur['expires'] > self.now) \
+                and vn in (None, cur['vn'])
+        if all(unchanged(o, vn) for o, vn in batch):
+            return False        # a rerun only reads (what ran out is released by the next change)
+        self._expire(ns, name)
+        got = dict((r['owner'], _parse(r['address'])) for r in done['reservations']) if done else {}
+        held = dict((o, self.res[(ns, name, o, 'default')]['vn']) for o, _vn in batch
+                    if (ns, name, o, 'default') in self.res)
+        leaving = dict((held[o], o) for o, vn in statics if o in held and held[o] != vn)
+        changed, pending = False, list(statics)
+        while pending:
+            waiting = set(o for o, _vn in pending)
+            ready = next((p for p in pending if leaving.get(p[1]) not in waiting - set([p[0]])), pending[0])
+            pending.remove(ready)
+            owner, vn = ready
+            _options, cur = self._model_reserve_slow(ns, name, (ns, name, owner, 'default'), vn, None, ttl, force,
+                                                     reassign)
+            changed = self._commit_reserve((ns, name, owner, 'default'), vn, cur, ttl, True) or changed
+        for owner, vn in batch:
+            if vn is None:
+                options, cur = self._model_reserve_slow(ns, name, (ns, name, owner, 'default'), None, None, ttl,
+                                                        False, False)
+                chosen = got.get(owner, min(options))
+                assert chosen in options, (owner, chosen, options)
+                changed = self._commit_reserve((ns, name, owner, 'default'), chosen, cur, ttl, False) or changed
+        return changed
 
     @rule(seconds=st.sampled_from((1, 29, 31, 60, 91, 300)))
     def advance(self, seconds):

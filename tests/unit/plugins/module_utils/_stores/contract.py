@@ -961,6 +961,61 @@ class OwnersTests(Base):
         self.fails(svc, 'invalid_argument', svc.release, pool='web', owner='b', owners=['b'])
         self.fails(svc, 'invalid_argument', svc.release, pool='web', owners=['b'], keep_owners=['b'])
 
+    # -- a batch is planned whole, then applied (SPEC §3.1 Batches; issue 23 items 3 and 4)
+    @pytest.mark.parametrize('reassign', [False, True])
+    def test_two_owners_asking_for_one_address_is_refused(self, svc, web, reassign):
+        error = self.fails(svc, 'invalid_argument', svc.reserve_owners, 'web',
+                           [{'owner': 'lb1', 'address': '10.0.0.200'}, {'owner': 'lb2', 'address': '10.0.0.200'}],
+                           reassign=reassign)
+        assert "'lb1'" in error.msg and "'lb2'" in error.msg and '10.0.0.200' in error.msg
+
+    def test_statics_are_placed_before_dynamics_wherever_they_stand(self, svc, web):
+        result = svc.reserve_owners('web', ['a', {'owner': 'b', 'address': '10.0.0.10'}, 'c'])
+        assert [(r['owner'], r['address'], r['static']) for r in result['reservations']] == [
+            ('a', '10.0.0.11', False), ('b', '10.0.0.10', True), ('c', '10.0.0.12', False)]
+        assert svc.reserve_owners('web', ['a', {'owner': 'b', 'address': '10.0.0.10'}, 'c'])['changed'] is False
+
+    def test_a_static_may_take_the_address_another_owner_of_the_batch_leaves(self, svc, web):
+        svc.reserve_owners('web', ['a', 'b'])       # .10, .11
+        result = svc.reserve_owners('web', [{'owner': 'c', 'address': '10.0.0.10'}, {'owner': 'a', 'address':
+                                                                                      '10.0.0.30'}])
+        assert [(r['owner'], r['address']) for r in result['reservations']] == [('c', '10.0.0.10'), ('a', '10.0.0.30')]
+
+    @staticmethod
+    def _held(result):
+        return result['changed'], [(r['owner'], r['address'], r['static'], r['metadata'])
+                                   for r in result['reservations']]
+
+    @pytest.mark.parametrize('batch, reassign', [
+        (['n1', {'owner': 'd', 'address': '10.0.0.11'}, {'owner': 'b', 'address': '10.0.0.12'}, 'n2',
+          {'owner': 'a', 'metadata': {'role': 'x'}}], False),
+        ([{'owner': 'x', 'address': '10.0.0.10'}, {'owner': 'c', 'address': '10.0.0.16'},
+          {'owner': 'y', 'address': '10.0.0.15'}], True),
+        (['n1', 'a', {'owner': 'c', 'address': '10.0.0.10'}, 'n2', 'b'], False),
+    ])
+    def test_check_mode_predicts_exactly_what_the_run_does(self, svc, web, batch, reassign):
+        svc.reserve_owners('web', ['a', 'b', {'owner': 'c', 'address': '10.0.0.15'}])    # .10, .11, .15
+        if batch[2] == {'owner': 'c', 'address': '10.0.0.10'}:     # a keeps .10: both runs say so
+            self.fails(svc, 'address_in_use', svc.reserve_owners, 'web', batch, check=True)
+            self.fails(svc, 'address_in_use', svc.reserve_owners, 'web', batch)
+            return
+        predicted = self.unchanged(svc, svc.reserve_owners, 'web', batch, reassign=reassign)
+        done = svc.reserve_owners('web', batch, reassign=reassign)
+        assert self._held(predicted) == self._held(done)
+        held = dict((r['owner'], r['address']) for r in svc.info(pool='web')['reservations'])
+        assert all(held[r['owner']] == r['address'] for r in done['reservations'])
+        assert len(set(held.values())) == len(held)
+
+    def test_a_static_move_and_a_failing_dynamic_change_nothing(self, svc):
+        svc.pool('tiny', subnets=[{'cidr': '10.9.1.0/29'}])     # .1-.6
+        svc.reserve_owners('tiny', ['a', 'b', 'c', 'd', 'e'])
+        self.fails(svc, 'pool_exhausted', svc.reserve_owners, 'tiny',
+                   [{'owner': 'a', 'address': '10.9.1.6'}, 'f', 'g'])
+        self.fails(svc, 'pool_exhausted', svc.reserve_owners, 'tiny',
+                   ['f', {'owner': 'b', 'address': '10.9.1.6', 'metadata': {'m': 1}}, 'g'])
+        assert [(r['owner'], r['address']) for r in svc.info(pool='tiny')['reservations']] == [
+            ('a', '10.9.1.1'), ('b', '10.9.1.2'), ('c', '10.9.1.3'), ('d', '10.9.1.4'), ('e', '10.9.1.5')]
+
     def test_an_empty_list_changes_nothing(self, svc, web):
         assert svc.reserve_owners('web', []) == {'changed': False, 'reservations': [],
                                                  'diff': {'before': {'reservations': []},

@@ -194,9 +194,9 @@ def test_a_prefix_deleted_in_netbox(svc):
 
 
 def test_what_a_task_sends(spec, monkeypatch):
-    """Requests per task, counted as a module's store sends them: a rerun that changes nothing is one GET
-    (GraphQL: the reservation and its pool), a new reservation six GETs and the allocation's POST. Where GraphQL
-    cannot be used the REST API answers the same, in one more GET."""
+    """Requests per task, counted as a module's store sends them: a rerun that changes nothing is one GET, a new
+    reservation one GET and the allocation's POST (GraphQL: the claim, the pools, the ranges and what is due, read
+    at once). Where GraphQL cannot be used the REST API answers the same, in more GETs."""
     sent = []
     real = requests.Session.request
     monkeypatch.setattr(requests.Session, 'request', lambda self, method, url, *a, **k: (
@@ -214,8 +214,82 @@ def test_what_a_task_sends(spec, monkeypatch):
     task(lambda s: s.pool('web', subnets=[{'cidr': '10.8.0.0/24'}]))
     task(lambda s: s.reserve('web', 'warm'))
     new, methods = task(lambda s: s.reserve('web', 'h1'))
-    assert new['changed'] and sorted(methods) == ['GET'] * 6 + ['POST']
+    # before issue 25: six GETs and the POST
+    assert new['changed'] and methods == ['GET', 'POST'], methods
     rerun, methods = task(lambda s: s.reserve('web', 'h1'))
     assert methods == ['GET'] and not rerun['changed'] and rerun['reservation'] == new['reservation']
     rest, methods = task(lambda s: s.reserve('web', 'h1'), graphql=False)
-    assert methods == ['GET'] * 3 and rest['reservation'] == new['reservation']
+    # one GET finds GraphQL off (once per store), then the REST API: the pools, what is due, the claim
+    assert methods == ['GET'] * 4 and rest['reservation'] == new['reservation']
+
+
+def _counting(spec, monkeypatch):
+    """``task(work)``: run ``work(service)`` on a store of its own, as a module does; its result and the methods
+    of the requests it sent."""
+    sent = []
+    real = requests.Session.request
+    monkeypatch.setattr(requests.Session, 'request', lambda self, method, url, *a, **k: (
+        sent.append((method, url.split('?')[0])) or real(self, method, url, *a, **k)))
+
+    def task(work):
+        store = open_store(spec, token=netbox.token())
+        del sent[:]
+        result = work(Service(store))
+        store.close()
+        return result, [method for method, _url in sent]
+    return task
+
+
+def test_a_batch_costs_what_one_reservation_does(spec, monkeypatch):
+    """Issue 25: a batch of new owners is one read (GraphQL: the claims, the pools, the ranges, what is due) and
+    one POST per IP range (NetBox's available-ips takes a list and allocates it whole)."""
+    task = _counting(spec, monkeypatch)
+    task(lambda s: s.pool('web', subnets=[{'cidr': '10.12.0.0/24', 'ranges': ['10.12.0.10-10.12.0.39',
+                                                                                '10.12.0.100-10.12.0.199']}]))
+    one, methods = task(lambda s: s.reserve_owners('web', ['h0']))
+    assert methods == ['GET', 'POST'], methods
+    many, methods = task(lambda s: s.reserve_owners('web', ['h%d' % i for i in range(1, 21)]))
+    assert methods == ['GET', 'POST'], methods
+    assert [r['address'] for r in many['reservations']] == ['10.12.0.%d' % (11 + i) for i in range(20)]
+    # nine left in the first range: NetBox answers 409 for twenty, says it has nine, takes them; the rest next
+    over, methods = task(lambda s: s.reserve_owners('web', ['g%d' % i for i in range(20)]))
+    assert methods == ['GET', 'POST', 'GET', 'POST', 'POST'], methods
+    assert [r['address'] for r in over['reservations']][8:10] == ['10.12.0.39', '10.12.0.100']
+    rerun, methods = task(lambda s: s.reserve_owners('web', ['g%d' % i for i in range(20)]))
+    assert methods == ['GET'] and rerun['changed'] is False
+    check, methods = task(lambda s: s.reserve_owners('web', ['n%d' % i for i in range(5)], check=True))
+    assert methods == ['GET', 'GET', 'GET'], methods       # the read, then NetBox asked per range what it hands out
+    assert [r['address'] for r in check['reservations']] == ['10.12.0.%d' % n for n in range(111, 116)]
+
+
+def test_a_static_move_then_a_failing_dynamic_loses_nothing(svc):
+    """Issue 23 item 11: the old address of a moved static was deleted and its new one undone."""
+    svc.pool('tiny', subnets=[{'cidr': '10.13.0.0/29'}])
+    svc.reserve_owners('tiny', ['a', 'b', 'c', 'd', 'e'])
+    fails('pool_exhausted', svc.reserve_owners, 'tiny', [{'owner': 'a', 'address': '10.13.0.6'}, 'f', 'g'])
+    assert [(r['owner'], r['address']) for r in svc.info(pool='tiny')['reservations']][0] == ('a', '10.13.0.1')
+    assert svc.verify()['problems'] == []
+
+
+def test_verify_sees_hand_edits_in_netbox(svc):
+    """Issue 23 item 11: verify compares what NetBox holds (its IP ranges and IP addresses) with what the pool
+    derives; repair makes the ranges what they should be."""
+    svc.pool('web', subnets=[{'cidr': '10.14.0.0/24', 'gateway': '10.14.0.1', 'ranges': ['10.14.0.10-10.14.0.20']}])
+    svc.reserve('web', 'h1')
+    assert svc.verify()['problems'] == []
+    headers = {'Authorization': 'Token ' + netbox.token()}
+    found = api('/ipam/ip-ranges/')['results']
+    assert len(found) == 1
+    requests.patch(found[0]['url'], json={'end_address': '10.14.0.30/24'}, headers=headers,
+                   timeout=30).raise_for_status()
+    problems = svc.verify()['problems']
+    assert [(p['code'], p['pools']) for p in problems] == [('free_space_mismatch', ['web'])], problems
+    repaired = svc.verify(repair=True)
+    assert repaired['changed'] and all(p['repaired'] for p in repaired['problems']), repaired
+    assert svc.verify()['problems'] == []
+    assert [(r['start_address'], r['end_address']) for r in api('/ipam/ip-ranges/')['results']] == [
+        ('10.14.0.10/24', '10.14.0.20/24')]
+    # an address made by hand inside a range: NetBox will not hand it out, the pool thinks it free
+    requests.post(netbox.server()['url'] + '/api/ipam/ip-addresses/', json={'address': '10.14.0.15/24'},
+                  headers=headers, timeout=30).raise_for_status()
+    assert [p['code'] for p in svc.verify()['problems']] == ['free_space_mismatch']
