@@ -34,18 +34,15 @@ from ansible_collections.netpool.ipam.plugins.module_utils import _secrets
 STATE = '__reserve_state'
 STORE = ('store', 'store_token', 'timeout', 'namespace')
 # The facts the role sets, each a field of the host's entry in the index (see ``facts``).
-FACTS = {
-    'ipam_reservation': "{{ (%s.hosts[inventory_hostname] | default({})).reservation | default(none) }}",
-    'ipam_address': "{{ ((%s.hosts[inventory_hostname] | default({})).reservation or {}).address | default(none) }}",
-    'ipam_cidr': "{{ ((%s.hosts[inventory_hostname] | default({})).reservation or {}).cidr | default(none) }}",
-    'ipam_gateway': "{{ ((%s.hosts[inventory_hostname] | default({})).reservation or {}).gateway | default(none) }}",
-    'ipam_prefix_length':
-        "{{ ((%s.hosts[inventory_hostname] | default({})).reservation or {}).prefix_length | default(none) }}",
-    'ipam_netmask': "{{ ((%s.hosts[inventory_hostname] | default({})).reservation or {}).netmask | default(none) }}",
-    'ipam_dns': "{{ ((%s.hosts[inventory_hostname] | default({})).reservation or {}).dns | default([]) }}",
-    'ipam_released': "{{ (%s.hosts[inventory_hostname] | default({})).released | default([]) }}",
-    'ipam_reservations': "{{ (%s.hosts[inventory_hostname] | default({})).reservations | default({}) }}",
-}
+# Each reads the host's entry with defaults at every step: a host the role has not reserved for has none.
+_RESERVATION = '(%(state)s.hosts[inventory_hostname].reservation | default(none) or {})'
+FACTS = dict(
+    [('ipam_reservation', '{{ %(state)s.hosts[inventory_hostname].reservation | default(none) }}'),
+     ('ipam_released', '{{ %(state)s.hosts[inventory_hostname].released | default([]) }}'),
+     ('ipam_reservations', '{{ %(state)s.hosts[inventory_hostname].reservations | default({}) }}'),
+     ('ipam_dns', '{{ %s.dns | default([]) }}' % _RESERVATION)]
+    + [('ipam_' + field, '{{ %s.%s | default(none) }}' % (_RESERVATION, field))
+       for field in ('address', 'cidr', 'gateway', 'prefix_length', 'netmask')])
 # ipam_* names the collection reads or sets besides the role arguments (meta/argument_specs.yml of each role).
 OTHER_NAMES = set(FACTS) | {'ipam_address6', 'ipam_cidr6', 'ipam_namespaces', 'ipam_repair'}
 
@@ -57,7 +54,7 @@ def _set(value):
 
 def fact(name):
     """The template of role fact ``name``: the host's own entry of the index, wherever it is read."""
-    return trust_as_template(FACTS[name] % STATE)
+    return trust_as_template(FACTS[name] % {'state': STATE})
 
 
 def role_names():
