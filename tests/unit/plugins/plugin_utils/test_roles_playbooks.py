@@ -189,3 +189,28 @@ def test_a_misspelled_variable_is_named_and_a_clash_names_the_host(tmp_path):
     assert 'n2 (ipam_static_address 10.63.0.1)' in out, out
     held = sqlite3.connect(store)   # nothing changed
     held.close()
+
+
+RELOAD_PLAY = """
+- name: Publish where the reload command cannot run (no systemd)
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.publish
+      vars:
+        ipam_publish: [hosts]
+        ipam_publish_hosts_path: "{{ playbook_dir }}/hosts.out"
+        ipam_publish_reload: {bind: /nonexistent/systemctl reload named}
+  tasks:
+    - name: Stand for a changed zone file
+      ansible.builtin.command: "true"
+      changed_when: true
+      notify: Reload BIND (netpool.ipam.publish)
+"""
+
+
+def test_a_reload_that_cannot_run_says_which_variable_to_set(tmp_path):
+    code, out = playbook(tmp_path, RELOAD_PLAY, NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
+    assert code != 0, out
+    assert "reloading it with '/nonexistent/systemctl reload named' failed" in out, out
+    assert "Set ipam_publish_reload.bind to the command that reloads it on this host" in out, out
