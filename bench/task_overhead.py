@@ -15,6 +15,8 @@ nothing connects), forks 10:
   - reserve-rerun: the same task again (N idempotent no-ops, the usual run)
   - role:          roles/reserve on a fresh store (one transaction for the play, in inventory order)
   - role-rerun:    the role again
+  - role-before, role-before-rerun: the same two plays with the collection of another checkout (--before, e.g.
+                   main), in the same rounds, for a before-figure measured in the same run
 Each round runs each playbook once; the median over the rounds is reported, with two ratios:
   whole run  = X / set_fact (each run's wall clock)
   task only  = (X - empty) / (set_fact - empty)
@@ -23,6 +25,7 @@ to follow the inventory order.
 
     .venv/bin/python bench/task_overhead.py [--hosts 200 [1000]] [--forks 10] [--rounds 3] [--store sqlite|postgresql]
     .venv/bin/python bench/task_overhead.py --tree /tmp/netpool-main ...    # the same plays on another checkout
+    .venv/bin/python bench/task_overhead.py --hosts 200 1000 --rounds 1 --before /tmp/netpool-main --skip reserve
 """
 
 import argparse
@@ -109,7 +112,15 @@ def fresh_store(kind, work):
     return spec, lambda: drop_schema(schema)
 
 
-def bench(hosts, forks, rounds, kind):
+def before_environment(tree, **extra):
+    """The environment of a play run with the collection of checkout ``tree``."""
+    env = environment(**extra)
+    env.update(ANSIBLE_CONFIG=os.path.join(tree, 'ansible.cfg'),
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(tree, 'collections'))
+    return env
+
+
+def bench(hosts, forks, rounds, kind, before=None, skip=()):
     work = tempfile.mkdtemp(prefix='netpool-bench-')
     try:
         with open(os.path.join(work, 'inventory.yml'), 'w') as f:
@@ -122,24 +133,32 @@ def bench(hosts, forks, rounds, kind):
                     '    - netpool.ipam.pool: {name: bench, cidr: 10.0.0.0/16}\n'
                     '      run_once: true\n')
         playbook_cmd = [tool('ansible-playbook'), '-i', 'inventory.yml']
-        names = ('empty', 'set_fact', 'argspec', 'reserve', 'reserve-rerun', 'role', 'role-rerun')
+        pairs = [('reserve', 'reserve-rerun'), ('role', 'role-rerun')]
+        if before:
+            pairs.append(('role-before', 'role-before-rerun'))
+        pairs = [pair for pair in pairs if pair[0] not in skip]
+        names = ('empty', 'set_fact', 'argspec') + sum(pairs, ())
         times = dict((k, []) for k in names)
         ordered = True
         for _round in range(rounds):
-            for first, again in (('reserve', 'reserve-rerun'), ('role', 'role-rerun')):
+            for number, (first, again) in enumerate(pairs):
                 spec, drop = fresh_store(kind, work)
                 try:
                     env = environment(ANSIBLE_FORKS=str(forks), NETPOOL_IPAM_STORE=spec)
                     timed(playbook_cmd + ['pool.yml'], work, env)
-                    if first == 'reserve':
+                    if number == 0:
                         times['empty'].append(timed(playbook_cmd + ['empty.yml'], work, env))
                         times['set_fact'].append(timed(playbook_cmd + ['set_fact.yml'], work, env))
                         times['argspec'].append(timed(playbook_cmd + ['argspec.yml'], work, env))
-                    times[first].append(timed(playbook_cmd + [first + '.yml'], work, env))
-                    times[again].append(timed(playbook_cmd + [first + '.yml'], work, env))
+                    play = 'role.yml' if first.startswith('role') else first + '.yml'
+                    if first == 'role-before':
+                        env = before_environment(before, ANSIBLE_FORKS=str(forks), NETPOOL_IPAM_STORE=spec)
+                    times[first].append(timed(playbook_cmd + [play], work, env))
+                    times[again].append(timed(playbook_cmd + [play], work, env))
+                    if first.startswith('role'):
+                        ordered = ordered and in_order(os.path.join(work, 'role-addresses.json'))
                 finally:
                     drop()
-            ordered = ordered and in_order(os.path.join(work, 'role-addresses.json'))
         median = dict((k, statistics.median(v)) for k, v in times.items())
         print('hosts %d, forks %d, rounds %d, store %s' % (hosts, forks, rounds, kind))
         for name in names:
@@ -150,8 +169,9 @@ def bench(hosts, forks, rounds, kind):
             task = (median[name] - median['empty']) / (median['set_fact'] - median['empty'])
             print('%-14s ratio to set_fact: whole run %.2f, task only %.2f' % (name, ratios[name], task))
         print('role addresses in inventory order: %s' % ('yes' if ordered else 'NO'))
-        print('RESULT %d hosts: reserve whole-run ratio %.2f (target <= 1.5), role %.2f (target <= 1.1)'
-              % (hosts, ratios['reserve'], ratios['role']))
+        print('RESULT %d hosts: %s' % (hosts, ', '.join(
+            '%s %.2f' % (name, ratios[name]) for name in names[3:] if not name.endswith('rerun'))
+            + ' (whole-run ratio to set_fact; targets: reserve <= 1.5, role <= 1.1)'))
         sys.stdout.flush()
         return ordered
     finally:
@@ -164,6 +184,10 @@ def main():
     parser.add_argument('--forks', type=int, default=10)
     parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--store', choices=('sqlite', 'postgresql'), default='sqlite')
+    parser.add_argument('--before', help='also run the role with the collection of this checkout (e.g. main, '
+                        'with its collections/ansible_collections/netpool/ipam link) in the same rounds')
+    parser.add_argument('--skip', nargs='*', default=[], choices=('reserve', 'role'),
+                        help='leave out these plays (and their reruns)')
     parser.add_argument('--tree', help='run the plays against the collection of this checkout (with its '
                         'collections/ansible_collections/netpool/ipam link), e.g. main in a temporary directory, '
                         'for a before-figure in the same run')
@@ -172,7 +196,8 @@ def main():
         _common.ROOT = os.path.abspath(args.tree)
         print('collection: %s' % _common.ROOT)
     print('machine: %s; load average before: %.2f' % (machine(), os.getloadavg()[0]))
-    ordered = [bench(hosts, args.forks, args.rounds, args.store) for hosts in args.hosts]    # every size runs
+    before = os.path.abspath(args.before) if args.before else None
+    ordered = [bench(hosts, args.forks, args.rounds, args.store, before, args.skip) for hosts in args.hosts]    # every size runs
     print('load average after: %.2f' % os.getloadavg()[0])
     return 0 if all(ordered) else 1
 

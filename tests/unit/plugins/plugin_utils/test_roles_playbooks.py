@@ -1,0 +1,216 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The collection's roles through ansible-playbook, as a user runs them (issues 23, 25, 27).
+
+- no role prints a secret (the store token, a URL's password) at -vvv, on success or when the batch fails;
+- the reserve role accepts ``omit`` in its variables, and prints no [WARNING] of its own (make demo);
+- its facts are each host's own, from variables of every level; a misspelled variable is named; a static
+  clash names the host that asked.
+
+Needs ``ansible-playbook`` beside this Python (``make venv``); the secret tests need the PostgreSQL server
+(see postgresql_server.py).
+"""
+
+import json
+import os
+import subprocess
+import sqlite3
+
+import pytest
+
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
+PASSWORD = 'pw-Zq81kXv0SECRET'
+TOKEN = 'tok-Hh27bYw5SECRET'
+
+SECRET_PLAY = """
+- name: Declare the pool
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+      vars:
+        ipam_pools:
+          - name: p
+            cidr: "{{ cidr }}"
+
+- name: Reserve
+  hosts: nodes
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.reserve
+      vars:
+        ipam_pool: p
+        ipam_static_address: "{{ static | default(omit) }}"
+
+- name: Publish
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.publish
+      vars:
+        ipam_publish: [hosts]
+        ipam_publish_hosts_path: "{{ playbook_dir }}/hosts.out"
+"""
+
+
+def playbook(tmp_path, play, *args, **env):
+    (tmp_path / 'play.yml').write_text(play)
+    inventory = tmp_path / 'inventory.ini'
+    if not inventory.exists():
+        inventory.write_text('localhost ansible_connection=local\n[nodes]\nn1\nn2\n')
+    proc = subprocess.run([ansible_bin('ansible-playbook'), '-i', str(inventory), str(tmp_path / 'play.yml')]
+                          + list(args), cwd=str(tmp_path), env=ansible_env(**env), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=600, check=False)
+    return proc.returncode, proc.stdout
+
+
+@pytest.mark.parametrize('secret', ['password', 'token'])
+@pytest.mark.parametrize('outcome', ['success', 'failed batch', 'store down'])
+def test_no_role_prints_a_secret(tmp_path, secret, outcome):
+    server.require_server()
+    with server.fresh_schema('roles') as (spec, _schema):
+        if outcome == 'store down':      # every role fails to reach its store: the error is about the URL
+            spec = spec.replace(':5432/', ':%d/' % server.closed_port())
+        if secret == 'password':         # the server trusts 127.0.0.1: any password gets in
+            store, token = spec.replace('postgres@', 'postgres:%s@' % PASSWORD, 1), ''
+            assert PASSWORD in store
+        else:
+            store, token = spec, TOKEN
+        extra = {'ipam_store': store, 'ipam_store_token': token, 'cidr': '10.61.0.0/24'}
+        if outcome == 'failed batch':    # n2 asks for an address outside the pool: the batch fails
+            extra['static'] = '192.0.2.7'
+        code, out = playbook(tmp_path, SECRET_PLAY, '-vvv', '-e', json.dumps(extra))
+        assert PASSWORD not in out and TOKEN not in out, out
+        if outcome == 'success':
+            assert code == 0, out
+            assert '10.61.0.1' in out and '10.61.0.2' in out     # the role reached the store with the secret
+            assert '10.61.0.1' in (tmp_path / 'hosts.out').read_text()
+        elif outcome == 'failed batch':
+            assert code != 0 and '(error address_out_of_pool)' in out, out
+            assert 'netpool.ipam.reserve: n1, n2:' in out, out
+        else:
+            assert code != 0 and 'store_unavailable' in out, out
+
+
+OMIT_PLAY = """
+- name: Declare the pool
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+      vars:
+        ipam_pools: [{name: p, cidr: 10.62.0.0/24}]
+
+- name: Reserve with omit for every optional variable
+  hosts: nodes
+  gather_facts: false
+  vars:
+    play_key: "{{ 'eth1' if inventory_hostname == 'n2' else omit }}"
+  roles:
+    - role: netpool.ipam.reserve
+      vars:
+        ipam_pool: p
+        ipam_key: "{{ play_key }}"
+        ipam_family: "{{ nothing | default(omit) }}"
+        ipam_ttl: "{{ nothing | default(omit) }}"
+        ipam_static_address: "{{ nothing | default(omit) }}"
+        ipam_mac: "{{ nothing | default(omit) }}"
+        ipam_hostname: "{{ nothing | default(omit) }}"
+        ipam_namespace: "{{ nothing | default(omit) }}"
+        ipam_store: "{{ nothing | default(omit) }}"
+        ipam_store_token: "{{ nothing | default(omit) }}"
+        ipam_store_timeout: "{{ nothing | default(omit) }}"
+  post_tasks:
+    - name: Write down each host's facts
+      ansible.builtin.copy:
+        content: "{{ dict(ansible_play_hosts | zip(ansible_play_hosts | map('extract', hostvars, 'ipam_reservation'))) | to_json }}"
+        dest: "{{ playbook_dir }}/facts.json"
+        mode: "0600"
+      delegate_to: localhost
+      run_once: true
+"""
+
+
+def test_reserve_role_accepts_omit_and_each_host_gets_its_own_facts(tmp_path):
+    code, out = playbook(tmp_path, OMIT_PLAY, NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
+    assert code == 0, out
+    assert 'WARNING' not in out, out
+    facts = json.loads((tmp_path / 'facts.json').read_text())
+    assert (facts['n1']['address'], facts['n1']['key']) == ('10.62.0.1', 'default')
+    assert (facts['n2']['address'], facts['n2']['key']) == ('10.62.0.2', 'eth1')
+
+
+def test_make_demo_prints_no_warning(tmp_path):
+    env = ansible_env(NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
+    for run in ('first', 'rerun'):
+        proc = subprocess.run([ansible_bin('ansible-playbook'), '-i', 'playbooks/inventory/demo.yml',
+                               'playbooks/demo.yml'], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=600, check=False)
+        assert proc.returncode == 0, proc.stdout
+        assert '[WARNING]' not in proc.stdout, (run, proc.stdout)
+        assert 'web1    web    10.10.0.10/24      gateway 10.10.0.1' in proc.stdout, proc.stdout
+
+
+FRICTION_PLAY = """
+- name: Declare the pool
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+      vars:
+        ipam_pools: [{name: p, cidr: 10.63.0.0/24}]
+
+- name: Reserve
+  hosts: nodes
+  gather_facts: false
+  vars:
+    ipam_stattic_address: 10.63.0.9
+  roles:
+    - role: netpool.ipam.reserve
+      vars:
+        ipam_pool: p
+        ipam_static_address: "{{ clash if inventory_hostname == 'n2' else omit }}"
+"""
+
+
+def test_a_misspelled_variable_is_named_and_a_clash_names_the_host(tmp_path):
+    store = str(tmp_path / 'ipam.sqlite')
+    code, out = playbook(tmp_path, FRICTION_PLAY, '-e', 'clash=10.63.0.50', NETPOOL_IPAM_STORE=store)
+    assert code == 0, out
+    assert 'ipam_stattic_address is not one the role reads: did you mean ipam_static_address?' in out, out
+    # n1 holds 10.63.0.1; n2 now asks for it
+    code, out = playbook(tmp_path, FRICTION_PLAY, '-e', 'clash=10.63.0.1', NETPOOL_IPAM_STORE=store)
+    assert code != 0, out
+    assert 'n2 (ipam_static_address 10.63.0.1)' in out, out
+    held = sqlite3.connect(store)   # nothing changed
+    held.close()
+
+
+RELOAD_PLAY = """
+- name: Publish where the reload command cannot run (no systemd)
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.publish
+      vars:
+        ipam_publish: [hosts]
+        ipam_publish_hosts_path: "{{ playbook_dir }}/hosts.out"
+        ipam_publish_reload: {bind: /nonexistent/systemctl reload named}
+  tasks:
+    - name: Stand for a changed zone file
+      ansible.builtin.command: "true"
+      changed_when: true
+      notify: Reload BIND (netpool.ipam.publish)
+"""
+
+
+def test_a_reload_that_cannot_run_says_which_variable_to_set(tmp_path):
+    code, out = playbook(tmp_path, RELOAD_PLAY, NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
+    assert code != 0, out
+    assert "reloading it with '/nonexistent/systemctl reload named' failed" in out, out
+    assert "Set ipam_publish_reload.bind to the command that reloads it on this host" in out, out
