@@ -251,7 +251,12 @@ def _prepare(conn, params):
     ("prepared statement ... does not exist" when it is run again). That next statement goes unprepared."""
     if not params:
         return False
-    return False if getattr(getattr(conn, '_prepared', None), '_to_flush', None) else None
+    return False if _deallocation_owed(conn) else None
+
+
+def _deallocation_owed(conn):
+    """Whether psycopg owes the server a DEALLOCATE, which it sends after the next statement it executes."""
+    return bool(getattr(getattr(conn, '_prepared', None), '_to_flush', None))
 
 
 def _hang_up(conn):
@@ -576,8 +581,12 @@ class PostgresqlStore(SqlStore):
             return
         self._replay = None
         self._committing = keep     # a connection lost from here on may have lost only COMMIT's answer
+        # psycopg sends a DEALLOCATE ALL it owes (see ``_prepare``) right after the statement it executes next:
+        # after COMMIT, it would open an implicit transaction in which the next BEGIN ISOLATION LEVEL fails
+        # ("must be called before any query"). Then the answer is awaited, which ends that segment.
+        owed = _deallocation_owed(self._conn)
         self._conn.execute('COMMIT' if keep else 'ROLLBACK', prepare=False)
-        if self._dirty or self._pipeline is None:
+        if self._dirty or self._pipeline is None or owed:
             self._leave_pipeline()          # the answer to COMMIT is awaited: the writes are kept, or raise here
         self._committing = False
         # else a transaction that wrote nothing (a read, a rerun that changed nothing) ends without waiting: its

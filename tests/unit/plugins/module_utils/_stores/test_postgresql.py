@@ -589,3 +589,18 @@ def test_a_statement_after_psycopg_forgets_what_it_prepared_is_not_deallocated_b
             assert store._one('SELECT ?::int + 1', (2,)) == (3,)   # run again: still prepared
     assert svc.reserve('web', 'h1')['reservation']['address'] == '10.0.0.1'
     store.close()
+
+
+def test_a_deallocation_owed_at_commit_does_not_open_a_transaction_before_the_next_begin(spec):
+    """A read that ends with ROLLBACK (verify) is answered with the next transaction's first read; psycopg then
+    forgets its prepared statements and owes the server a DEALLOCATE ALL, which it sends right after the next
+    statement: COMMIT of a transaction that wrote nothing. Unawaited, it would open an implicit transaction in
+    which the next BEGIN ISOLATION LEVEL fails ("must be called before any query"; found by the stateful fuzz)."""
+    store, svc = _opened(spec)
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
+    svc.reserve('web', 'h0')
+    for _round in range(3):
+        assert svc.verify()['problems'] == []                      # its ROLLBACK is answered later
+        assert svc.release(owner='h1')['changed'] is False          # reads that answer; wrote nothing: COMMIT
+        assert [p['name'] for p in svc.info()['pools']] == ['web']  # BEGIN ISOLATION LEVEL ... next
+    store.close()
