@@ -48,8 +48,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry imp
 from ansible_collections.netpool.ipam.plugins.modules import (
     info as info_module, pool as pool_module, range as range_module, reservation as reservation_module)
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import Clock
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import (
+from ansible_collections.netpool.ipam.tests.support.clock import Clock
+from ansible_collections.netpool.ipam.tests.support.reliability import (
     STORE_KINDS, action, ansible_bin, ansible_env, fresh_spec, snapshot)
 
 T0 = 1795000000.0

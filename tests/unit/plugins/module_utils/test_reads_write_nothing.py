@@ -29,7 +29,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _json, _postgresql, _sqlite
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.test_bad_input import run_lookup
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.test_runner import params
 

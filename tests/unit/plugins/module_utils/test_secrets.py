@@ -35,8 +35,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import dsn_keywords, open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.test_bad_input import (
     run_action, run_lookup, run_module)
 

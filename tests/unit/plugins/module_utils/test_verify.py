@@ -22,8 +22,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._service import Servi
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import Clock
+from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
 
 def k(text):

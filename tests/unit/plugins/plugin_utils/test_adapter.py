@@ -21,7 +21,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import ERRORS
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import action
+from ansible_collections.netpool.ipam.tests.support.reliability import action
 
 
 @pytest.fixture

@@ -27,19 +27,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamEr
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
-
-
-class Clock(object):
-    """A clock the tests move by hand (leases, reuse delay)."""
-
-    def __init__(self, t=1795000000.0):
-        self.t = t
-
-    def __call__(self):
-        return self.t
-
-    def advance(self, seconds):
-        self.t += seconds
+from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
 
 needs = pytest.mark.needs

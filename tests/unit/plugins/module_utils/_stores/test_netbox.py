@@ -17,7 +17,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores import _regis
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import contract
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import netbox_server as netbox
+from ansible_collections.netpool.ipam.tests.support import netbox_server as netbox
 
 
 @pytest.fixture
