@@ -7,7 +7,7 @@
 Each case builds a healthy state through the service, then damages the SQLite file (``sqlite3``) or the
 PostgreSQL schema (``psycopg``) directly: the problem must be found with the right code and objects, check
 mode and plain verify must write nothing, and ``repair`` must fix exactly the free-space problems. The
-healthy case (after a varied workload, on every store) is ``VerifyTests`` in ``_stores/contract.py``.
+healthy case (after a varied workload, on every store) is ``VerifyTests`` in ``_stores/contract/verify.py``.
 """
 
 import json

@@ -17,6 +17,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores import _regis
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import contract
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import _base as contract_base
 from ansible_collections.netpool.ipam.tests.support import netbox_server as netbox
 
 
@@ -25,7 +26,7 @@ def spec(monkeypatch):
     """The session's NetBox, emptied; every store the contract opens (forked workers too) gets the token."""
     netbox.wipe()
     with_token = functools.partial(open_store, token=netbox.token())
-    monkeypatch.setattr(contract, 'open_store', with_token)
+    monkeypatch.setattr(contract_base, 'open_store', with_token)
     monkeypatch.setattr(_registry, 'open_store', with_token)
     return netbox.url()
 
