@@ -10,6 +10,7 @@
 - ``wire``: a loopback relay counting round trips to PostgreSQL (tests and bench/round_trips.py);
 - ``dhcp_dns``: Kea and BIND servers for the publish tests;
 - ``reliability``: every store kind, snapshots, running an action or ansible as a user would;
+- ``plugins``: the lookup, an action plugin, a module file run in process; a module's validated params;
 - ``clock``: a clock the tests move by hand.
 
 The conformance suite (SPEC §3, every store) is ``tests/unit/plugins/module_utils/_stores/contract/``.

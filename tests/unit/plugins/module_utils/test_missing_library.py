@@ -54,7 +54,7 @@ elif how == 'module':
             pass
 else:
     from ansible.errors import AnsibleError
-    from ansible_collections.netpool.ipam.tests.unit.plugins.plugin_utils.test_adapter import lookup
+    from ansible_collections.netpool.ipam.tests.support.plugins import lookup
     try:
         lookup(['web'], **args)
     except AnsibleError as e:

@@ -16,7 +16,7 @@ from ansible_collections.netpool.ipam.plugins.action.reservation import ActionMo
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
 from ansible_collections.netpool.ipam.tests.support.reliability import action
-from ansible_collections.netpool.ipam.tests.unit.plugins.plugin_utils.test_adapter import lookup
+from ansible_collections.netpool.ipam.tests.support.plugins import lookup
 
 
 @pytest.fixture

@@ -245,8 +245,8 @@ def test_a_batch_costs_what_one_reservation_does(spec, monkeypatch):
     """Issue 25: a batch of new owners is one read (GraphQL: the claims, the pools, the ranges, what is due) and
     one POST per IP range (NetBox's available-ips takes a list and allocates it whole)."""
     task = _counting(spec, monkeypatch)
-    task(lambda s: s.pool('web', subnets=[{'cidr': '10.12.0.0/24', 'ranges': ['10.12.0.10-10.12.0.39',
-                                                                                '10.12.0.100-10.12.0.199']}]))
+    task(lambda s: s.pool('web', subnets=[{'cidr': '10.12.0.0/24',
+                                           'ranges': ['10.12.0.10-10.12.0.39', '10.12.0.100-10.12.0.199']}]))
     one, methods = task(lambda s: s.reserve_owners('web', ['h0']))
     assert methods == ['GET', 'POST'], methods
     many, methods = task(lambda s: s.reserve_owners('web', ['h%d' % i for i in range(1, 21)]))

@@ -96,8 +96,8 @@ class OwnersTests(Base):
 
     def test_a_static_may_take_the_address_another_owner_of_the_batch_leaves(self, svc, web):
         svc.reserve_owners('web', ['a', 'b'])       # .10, .11
-        result = svc.reserve_owners('web', [{'owner': 'c', 'address': '10.0.0.10'}, {'owner': 'a', 'address':
-                                                                                      '10.0.0.30'}])
+        result = svc.reserve_owners('web', [{'owner': 'c', 'address': '10.0.0.10'},
+                                            {'owner': 'a', 'address': '10.0.0.30'}])
         assert [(r['owner'], r['address']) for r in result['reservations']] == [('c', '10.0.0.10'), ('a', '10.0.0.30')]
 
     @staticmethod
