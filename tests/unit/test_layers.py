@@ -117,19 +117,19 @@ def imports(name, path, known):
     return found
 
 
-def graph(root=ROOT, sources=SOURCES):
-    known = modules(root, sources)
+def graph(root=ROOT, sources=None):
+    known = modules(root, SOURCES if sources is None else sources)
     return dict((name, imports(name, path, known)) for name, path in sorted(known.items()))
 
 
-def layer_of(name, layers=LAYERS):
-    for index, (_layer, patterns) in enumerate(layers):
+def layer_of(name, layers=None):
+    for index, (_layer, patterns) in enumerate(LAYERS if layers is None else layers):
         if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns):
             return index
     return None
 
 
-def upward(edges, layers=LAYERS):
+def upward(edges, layers=None):
     """(importer, imported) pairs where a lower layer imports a higher one."""
     return sorted((a, b) for a, targets in edges.items() for b in targets
                   if layer_of(b, layers) is not None and layer_of(a, layers) is not None

@@ -425,6 +425,7 @@ TASK_CASES = [
     task('info-owner-empty', 'info', {'owner': ''}, 'invalid_argument', "'owner'", 'empty'),
 ]
 
+
 def _with_store(args, spec):
     args = dict(args)
     args.setdefault('store', spec)
