@@ -44,7 +44,7 @@ print(json.dumps({'new reservation': task(lambda s: s.reserve('web', 'h1')),
 
 def main(checkouts):
     sys.path.insert(0, os.path.join(HERE, 'collections'))
-    from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import netbox_server as netbox
+    from ansible_collections.netpool.ipam.tests.support import netbox_server as netbox
     for checkout in checkouts:
         netbox.wipe()
         env = dict(os.environ, PYTHONPATH=os.path.join(os.path.abspath(checkout), 'collections'))

@@ -4,7 +4,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Round trips and statements of a reservation on PostgreSQL, counted on the wire (issue 14).
 
-The store talks to the server through a relay on loopback (tests/unit/.../_stores/wire.py) that counts a
+The store talks to the server through a relay on loopback (tests/support/wire.py) that counts a
 round trip each time the server answers after the client spoke. Reported: a new reservation, an idempotent
 rerun, 10 owners in one task and their rerun, and the time of 500 new reservations from one process.
 
@@ -24,7 +24,7 @@ SERVER = os.environ.get('NETPOOL_IPAM_BENCH_POSTGRESQL', 'postgresql://postgres@
 
 
 def _wire():
-    path = os.path.join(HERE, '..', 'tests', 'unit', 'plugins', 'module_utils', '_stores', 'wire.py')
+    path = os.path.join(HERE, '..', 'tests', 'support', 'wire.py')
     spec = importlib.util.spec_from_file_location('netpool_wire', path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -7,7 +7,7 @@ Terraform working directory on it."""
 
 import pytest
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server
+from ansible_collections.netpool.ipam.tests.support import postgresql_server
 
 from harness import Workdir, require_terraform, write_mirror  # pylint: disable=import-error
 

@@ -18,7 +18,7 @@ import subprocess
 
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import (
+from ansible_collections.netpool.ipam.tests.support.reliability import (
     ROOT, ansible_bin, ansible_env)
 
 

@@ -21,8 +21,8 @@ import pytest
 
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import netbox_server
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server
+from ansible_collections.netpool.ipam.tests.support import netbox_server
+from ansible_collections.netpool.ipam.tests.support import postgresql_server
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 BIN = os.path.dirname(sys.executable)

@@ -32,12 +32,8 @@ import subprocess
 import pytest
 import yaml
 
-from ansible import constants as C
 from ansible.errors import AnsibleError
-from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.netpool.ipam.plugins.action import (
-    info as info_action, pool as pool_action, range as range_action, reservation as reservation_action)
 from ansible_collections.netpool.ipam.plugins.doc_fragments.store import ModuleDocFragment as StoreFragment
 from ansible_collections.netpool.ipam.plugins.lookup import address
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
@@ -45,11 +41,10 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import ERRORS
 from ansible_collections.netpool.ipam.plugins.module_utils._options import LOOKUP_OPTIONS
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.modules import (
-    info as info_module, pool as pool_module, range as range_module, reservation as reservation_module)
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import Clock
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import (
+from ansible_collections.netpool.ipam.tests.support.clock import Clock
+from ansible_collections.netpool.ipam.tests.support.plugins import ACTIONS, lookup, run_action, run_module
+from ansible_collections.netpool.ipam.tests.support.reliability import (
     STORE_KINDS, action, ansible_bin, ansible_env, fresh_spec, snapshot)
 
 T0 = 1795000000.0
@@ -430,21 +425,6 @@ TASK_CASES = [
     task('info-owner-empty', 'info', {'owner': ''}, 'invalid_argument', "'owner'", 'empty'),
 ]
 
-ACTIONS = {'pool': pool_action, 'range': range_action, 'reservation': reservation_action, 'info': info_action}
-MODULES = {'pool': pool_module, 'range': range_module, 'reservation': reservation_module, 'info': info_module}
-
-
-def run_action(module, args):
-    return action(ACTIONS[module].ActionModule, args).run(task_vars={})
-
-
-def run_module(module, args, capsys):
-    capsys.readouterr()
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            MODULES[module].main()
-    return json.loads(capsys.readouterr().out)
-
 
 def _with_store(args, spec):
     args = dict(args)
@@ -546,15 +526,6 @@ LOOKUP_CASES = [
 ]
 
 
-def run_lookup(terms, **kwargs):
-    options = yaml.safe_load(StoreFragment.PLUGIN)['options']
-    options.update(yaml.safe_load(address.DOCUMENTATION)['options'])
-    plugin = address.LookupModule()
-    plugin._load_name = 'netpool.ipam.address'
-    C.config.initialize_plugin_configuration_definitions('lookup', plugin._load_name, options)
-    return plugin.run(terms, variables={}, **kwargs)
-
-
 @pytest.mark.parametrize('terms, kwargs, code, words', LOOKUP_CASES)
 def test_lookup(seeded, terms, kwargs, code, words):
     spec, svc = seeded
@@ -562,7 +533,7 @@ def test_lookup(seeded, terms, kwargs, code, words):
     kwargs.setdefault('store', spec)
     before = snapshot(svc.store, spec)
     with pytest.raises(AnsibleError) as info:
-        run_lookup(terms, **kwargs)
+        lookup(terms, **kwargs)
     msg = str(info.value.message)
     assert msg.endswith('(error %s)' % code), msg
     assert getattr(info.value, 'error', None) == code
@@ -575,10 +546,10 @@ def test_lookup_flattens_a_list_term(seeded):
     """query('netpool.ipam.address', pools, ...) with pools a list: one item per pool, as with one term per pool."""
     spec, svc = seeded
     before = snapshot(svc.store, spec)
-    one = run_lookup(['web'], owner='h1', store=spec)
-    assert run_lookup([['web', 'web']], owner='h1', store=spec) == one * 2
-    assert run_lookup([('web',), 'web'], owner='h1', store=spec) == one * 2
-    assert run_lookup([[]], owner='h1', store=spec) == []
+    one = lookup(['web'], owner='h1', store=spec)
+    assert lookup([['web', 'web']], owner='h1', store=spec) == one * 2
+    assert lookup([('web',), 'web'], owner='h1', store=spec) == one * 2
+    assert lookup([[]], owner='h1', store=spec) == []
     assert snapshot(svc.store, spec) == before
 
 
@@ -596,7 +567,7 @@ def test_lookup_bad_format_is_refused(seeded):
     spec, svc = seeded
     before = snapshot(svc.store, spec)
     with pytest.raises(AnsibleError) as info:
-        run_lookup(['web'], owner='h1', format='xml', store=spec)
+        lookup(['web'], owner='h1', format='xml', store=spec)
     assert 'xml' in str(info.value.message) and 'Traceback' not in str(info.value.message)
     assert snapshot(svc.store, spec) == before
 

@@ -45,7 +45,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry imp
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 from ansible_collections.netpool.ipam.plugins.modules import info as info_module, reservation as reservation_module
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import FILE_KINDS, action, snapshot
+from ansible_collections.netpool.ipam.tests.support.reliability import FILE_KINDS, action, snapshot
 
 # The writers are forked from the test process (pytest-xdist workers run threads): they only use what is
 # already imported, the store and os.write, so the warning about forking a multi-threaded process does not apply.

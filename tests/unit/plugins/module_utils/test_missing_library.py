@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ROOT
+from ansible_collections.netpool.ipam.tests.support.reliability import ROOT
 
 SCRIPT = r'''
 import json, sys
@@ -40,7 +40,7 @@ how, module, args = sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
 
 if how == 'action':
     import importlib
-    from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import action
+    from ansible_collections.netpool.ipam.tests.support.reliability import action
     plugin = importlib.import_module('ansible_collections.netpool.ipam.plugins.action.' + module)
     print(json.dumps(action(plugin.ActionModule, args).run(task_vars={})))
 elif how == 'module':
@@ -54,7 +54,7 @@ elif how == 'module':
             pass
 else:
     from ansible.errors import AnsibleError
-    from ansible_collections.netpool.ipam.tests.unit.plugins.plugin_utils.test_adapter import lookup
+    from ansible_collections.netpool.ipam.tests.support.plugins import lookup
     try:
         lookup(['web'], **args)
     except AnsibleError as e:

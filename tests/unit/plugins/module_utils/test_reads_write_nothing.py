@@ -29,9 +29,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _json, _postgresql, _sqlite
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.test_bad_input import run_lookup
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.test_runner import params
+from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support.plugins import lookup, params
 
 
 @pytest.fixture(autouse=True)
@@ -78,7 +77,7 @@ def reads(spec):
     assert error.value.code == 'pool_not_found'
     _runner.run('reservation', params('reservation', spec, pool='web', owner='h1', state='absent'), check=True)
     with pytest.raises(AnsibleError):
-        run_lookup(['web'], owner='nobody', store=spec)
+        lookup(['web'], owner='nobody', store=spec)
 
 
 # -- a store that does not exist ---------------------------------------------------------------------------
@@ -120,7 +119,7 @@ def test_an_empty_postgresql_database_reads_as_empty_and_gets_no_table(database)
     assert _runner.run('pool', params('pool', url, name='web', cidr='10.0.0.0/24'))['changed'] is True
     assert 'public.meta' in tables(db) and 'public.pool' in tables(db)
     assert [p['name'] for p in _runner.run('info', params('info', url))['pools']] == ['web']
-    assert run_lookup(['web'], owner='h1', store=url, allocate=True) == ['10.0.0.1']
+    assert lookup(['web'], owner='h1', store=url, allocate=True) == ['10.0.0.1']
 
 
 def test_an_absent_postgresql_store_refuses_to_commit_a_change(database):
@@ -173,9 +172,9 @@ def older_reads(spec):
     info = _runner.run('info', params('info', spec, history=True))
     assert [r['owner'] for r in info['reservations']] == ['h1']
     assert _runner.run('reservation', params('reservation', spec, pool='web', owner='h2'), check=True)['changed']
-    assert run_lookup(['web'], owner='h1', store=spec) == ['10.0.0.1']
+    assert lookup(['web'], owner='h1', store=spec) == ['10.0.0.1']
     with pytest.raises(AnsibleError):
-        run_lookup(['web'], owner='h2', store=spec)
+        lookup(['web'], owner='h2', store=spec)
     with pytest.raises(IpamError):
         _runner.run('reservation', params('reservation', spec, pool='nope', owner='h2'))
     _runner.close_all()

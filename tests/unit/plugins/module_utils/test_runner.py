@@ -15,13 +15,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, PoolExhausted, PoolNotFound
 from ansible_collections.netpool.ipam.plugins.module_utils._options import MODULES, STORE_OPTIONS, module_kwargs
-
-
-def params(module, store, **given):
-    """Module ``module``'s validated params, as AnsibleModule / the action plugin would give them."""
-    result = ArgumentSpecValidator(**module_kwargs(module)).validate(dict(given, store=store))
-    assert not result.error_messages, result.error_messages
-    return result.validated_parameters
+from ansible_collections.netpool.ipam.tests.support.plugins import params
 
 
 @pytest.fixture

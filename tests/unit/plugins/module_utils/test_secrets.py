@@ -35,10 +35,9 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import dsn_keywords, open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin, ansible_env
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.test_bad_input import (
-    run_action, run_lookup, run_module)
+from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.support.plugins import lookup, run_action, run_module
 
 SECRET = 'S3cr3t-Pa55word-42'
 TOKEN = 'T0ken-0f-the-N3tbox-77'
@@ -146,7 +145,7 @@ def test_token_of_a_store_that_is_not_there_is_hidden(capsys):
 
 def test_lookup_failures_hide_the_password():
     with pytest.raises(AnsibleError) as info:
-        run_lookup(['web'], owner='h1', store=_closed_url(), timeout=3)
+        lookup(['web'], owner='h1', store=_closed_url(), timeout=3)
     assert 'store_unavailable' in str(info.value)
     _no_secret(str(info.value), repr(info.value))
 
@@ -162,7 +161,7 @@ def test_a_real_postgresql_store_reached_with_a_password_keeps_it_out_of_everyth
             run_action('reservation', {'pool': 'web', 'owner': 'h2', 'address': '10.0.0.5', 'store': url}),
             run_action('reservation', {'pool': 'web', 'owner': 'h1', 'state': 'absent', 'store': url}),
             run_action('info', {'history': True, 'map': True, 'store': url}),
-            run_lookup(['web'], owner='h3', allocate=True, format='dict', store=url),
+            lookup(['web'], owner='h3', allocate=True, format='dict', store=url),
             run_module('info', {'history': True, 'store': url}, capsys),
         ]
         assert not any(isinstance(r, dict) and r.get('failed') for r in results), results
@@ -334,7 +333,7 @@ def test_a_keyword_dsn_is_refused_by_the_lookup(dsn, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for allocate in (False, True):
         with pytest.raises(AnsibleError) as info:
-            run_lookup(['web'], owner='h1', store=dsn, allocate=allocate)
+            lookup(['web'], owner='h1', store=dsn, allocate=allocate)
         assert info.value.error == 'invalid_argument'
         assert 'libpq keyword connection string' in str(info.value)
         _no_secret(str(info.value), repr(info.value))

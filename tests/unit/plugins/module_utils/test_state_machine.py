@@ -49,8 +49,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._service import Servi
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import Clock
+from ansible_collections.netpool.ipam.tests.support import postgresql_server
+from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
 SETTINGS = settings(max_examples=300, stateful_step_count=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

@@ -23,9 +23,9 @@ from ansible_collections.netpool.ipam.plugins.module_utils._service import Servi
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state, import_state
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import Clock
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin
+from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support.clock import Clock
+from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 TOOL = os.path.join(ROOT, 'tools', 'migrate_store.py')

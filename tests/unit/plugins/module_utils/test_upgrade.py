@@ -28,8 +28,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base,
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import Clock
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import FILE_KINDS, FIXTURES
+from ansible_collections.netpool.ipam.tests.support.clock import Clock
+from ansible_collections.netpool.ipam.tests.support.reliability import FILE_KINDS, FIXTURES
 
 VERSIONS = sorted(set(int(m.group(1)) for m in (re.match(r'^state-v(\d+)\.(sqlite|json)$', f)
                                                 for f in os.listdir(FIXTURES)) if m))

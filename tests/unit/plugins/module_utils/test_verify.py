@@ -7,7 +7,7 @@
 Each case builds a healthy state through the service, then damages the SQLite file (``sqlite3``) or the
 PostgreSQL schema (``psycopg``) directly: the problem must be found with the right code and objects, check
 mode and plain verify must write nothing, and ``repair`` must fix exactly the free-space problems. The
-healthy case (after a varied workload, on every store) is ``VerifyTests`` in ``_stores/contract.py``.
+healthy case (after a varied workload, on every store) is ``VerifyTests`` in ``_stores/contract/verify.py``.
 """
 
 import json
@@ -22,8 +22,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._service import Servi
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import Clock
+from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
 
 def k(text):

@@ -5,23 +5,18 @@
 """The controller-side adapter (plugin_utils/_adapter.py): the action plugins and the lookup."""
 
 
-import yaml
-
 import pytest
 
 from ansible.errors import AnsibleError
-from ansible import constants as C
 
 from ansible_collections.netpool.ipam.plugins.action.pool import ActionModule as PoolAction
 from ansible_collections.netpool.ipam.plugins.action.reservation import ActionModule as ReservationAction
-from ansible_collections.netpool.ipam.plugins.doc_fragments.store import ModuleDocFragment as StoreFragment
-from ansible_collections.netpool.ipam.plugins.lookup import address
-from ansible_collections.netpool.ipam.plugins.lookup.address import LookupModule
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import ERRORS
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import action
+from ansible_collections.netpool.ipam.tests.support.plugins import lookup
+from ansible_collections.netpool.ipam.tests.support.reliability import action
 
 
 @pytest.fixture
@@ -89,16 +84,6 @@ def test_action_async_is_refused_with_a_code(workdir):
     plugin = action(PoolAction, {'name': 'web'})
     plugin._task.async_val = 10
     assert plugin.run(task_vars={})['error'] == 'invalid_argument'
-
-
-def lookup(terms, **kwargs):
-    """Run the lookup with the options its DOCUMENTATION (and the store.plugin doc fragment) declare."""
-    options = yaml.safe_load(StoreFragment.PLUGIN)['options']
-    options.update(yaml.safe_load(address.DOCUMENTATION)['options'])
-    plugin = LookupModule()
-    plugin._load_name = 'netpool.ipam.address'
-    C.config.initialize_plugin_configuration_definitions('lookup', plugin._load_name, options)
-    return plugin.run(terms, variables={}, **kwargs)
 
 
 def test_lookup(workdir):

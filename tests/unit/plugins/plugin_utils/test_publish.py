@@ -19,8 +19,8 @@ from ansible_collections.netpool.ipam.plugins.filter import bind_zones, dnsmasq_
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin
-from ansible_collections.netpool.ipam.tests.unit.plugins.plugin_utils.dhcp_dns import Named, check, program
+from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin
+from ansible_collections.netpool.ipam.tests.support.dhcp_dns import Named, check, program
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
 

@@ -24,8 +24,8 @@ from ansible_collections.netpool.ipam.plugins.action.pool import ActionModule as
 from ansible_collections.netpool.ipam.plugins.action.reservation import ActionModule as ReservationAction
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import action
-from ansible_collections.netpool.ipam.tests.unit.plugins.plugin_utils.test_adapter import lookup
+from ansible_collections.netpool.ipam.tests.support.reliability import action
+from ansible_collections.netpool.ipam.tests.support.plugins import lookup
 
 
 def chattr(flag, path):
@@ -141,7 +141,7 @@ def test_a_rerun_of_the_reserve_role_on_a_read_only_store(tmp_path, immutable):
     import yaml     # pylint: disable=import-outside-toplevel
     from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-    from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin, ansible_env
+    from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
 
     store = tmp_path / 'ipam.sqlite'
     service = Service(open_store(str(store)))

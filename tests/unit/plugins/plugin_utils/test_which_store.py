@@ -15,8 +15,8 @@ from ansible_collections.netpool.ipam.plugins.action.pool import ActionModule as
 from ansible_collections.netpool.ipam.plugins.action.reservation import ActionModule as ReservationAction
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import action
-from ansible_collections.netpool.ipam.tests.unit.plugins.plugin_utils.test_adapter import lookup
+from ansible_collections.netpool.ipam.tests.support.reliability import action
+from ansible_collections.netpool.ipam.tests.support.plugins import lookup
 
 
 @pytest.fixture
@@ -79,7 +79,7 @@ def test_the_lookup_suggests_the_nearest_key_or_owner(workdir):
 
 def test_a_store_url_is_named_without_its_password(workdir):
     """A PostgreSQL URL with a password: the location is named, never the password (store_token: below)."""
-    from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server
+    from ansible_collections.netpool.ipam.tests.support import postgresql_server
     postgresql_server.require_server()
     with postgresql_server.fresh_schema('which') as (spec, _schema):
         spec = spec.replace('postgresql://postgres@', 'postgresql://postgres:pw-SECRET@')

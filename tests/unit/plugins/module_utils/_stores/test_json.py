@@ -18,7 +18,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry imp
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import StoreContract, file_mode
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import snapshot
+from ansible_collections.netpool.ipam.tests.support.reliability import snapshot
 
 
 class TestJsonStore(StoreContract):

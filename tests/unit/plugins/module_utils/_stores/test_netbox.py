@@ -17,7 +17,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores import _regis
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import contract
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import netbox_server as netbox
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import _base as contract_base
+from ansible_collections.netpool.ipam.tests.support import netbox_server as netbox
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def spec(monkeypatch):
     """The session's NetBox, emptied; every store the contract opens (forked workers too) gets the token."""
     netbox.wipe()
     with_token = functools.partial(open_store, token=netbox.token())
-    monkeypatch.setattr(contract, 'open_store', with_token)
+    monkeypatch.setattr(contract_base, 'open_store', with_token)
     monkeypatch.setattr(_registry, 'open_store', with_token)
     return netbox.url()
 
@@ -244,8 +245,8 @@ def test_a_batch_costs_what_one_reservation_does(spec, monkeypatch):
     """Issue 25: a batch of new owners is one read (GraphQL: the claims, the pools, the ranges, what is due) and
     one POST per IP range (NetBox's available-ips takes a list and allocates it whole)."""
     task = _counting(spec, monkeypatch)
-    task(lambda s: s.pool('web', subnets=[{'cidr': '10.12.0.0/24', 'ranges': ['10.12.0.10-10.12.0.39',
-                                                                                '10.12.0.100-10.12.0.199']}]))
+    task(lambda s: s.pool('web', subnets=[{'cidr': '10.12.0.0/24',
+                                           'ranges': ['10.12.0.10-10.12.0.39', '10.12.0.100-10.12.0.199']}]))
     one, methods = task(lambda s: s.reserve_owners('web', ['h0']))
     assert methods == ['GET', 'POST'], methods
     many, methods = task(lambda s: s.reserve_owners('web', ['h%d' % i for i in range(1, 21)]))

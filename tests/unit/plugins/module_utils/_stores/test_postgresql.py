@@ -26,7 +26,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry imp
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import StoreContract
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 
 SECRET = 'Sup3r-s3cret-pw'
 

@@ -25,8 +25,8 @@ import psycopg
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.own_postgresql import OwnServer
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.support.own_postgresql import OwnServer
+from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
 
 PLAYBOOK = """
 - name: Reserve an address for every host

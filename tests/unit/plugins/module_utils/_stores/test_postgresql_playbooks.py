@@ -24,8 +24,8 @@ from netaddr import IPAddress
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin
+from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 5)))
 

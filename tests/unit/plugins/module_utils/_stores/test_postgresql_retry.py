@@ -23,7 +23,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores import _postg
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql import PostgresqlStore
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 
 
 @pytest.fixture

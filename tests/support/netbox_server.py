@@ -24,7 +24,7 @@ import pytest
 
 REQUIRED = os.environ.get('NETPOOL_IPAM_TEST_NETBOX') == 'required'
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_SCRIPT = os.path.join(_HERE, '..', '..', '..', '..', 'utils', 'netbox.py')
+_SCRIPT = os.path.join(_HERE, '..', 'utils', 'netbox.py')
 
 _state = {}
 

@@ -24,7 +24,7 @@ import time
 
 import psycopg
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 
 
 def _bin_dir():

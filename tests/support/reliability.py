@@ -6,7 +6,7 @@
 
 Not a test file: helpers only. ``STORE_KINDS`` names every store that runs
 here; PostgreSQL is skipped with the reason when no server answers (see
-``_stores/postgresql_server.py``).
+``postgresql_server.py`` beside this file).
 """
 
 import contextlib
@@ -19,7 +19,7 @@ import pytest
 
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 FIXTURES = os.path.join(ROOT, 'tests', 'unit', 'fixtures')
 
 STORE_KINDS = ('sqlite', 'json', 'postgresql')
@@ -34,7 +34,7 @@ def fresh_spec(kind, directory):
     elif kind == 'json':
         yield os.path.join(str(directory), 'ipam.json')
     else:
-        from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server
+        from ansible_collections.netpool.ipam.tests.support import postgresql_server
         with postgresql_server.fresh_schema('rel') as (spec, _schema):
             yield spec
 
