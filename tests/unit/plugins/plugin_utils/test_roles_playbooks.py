@@ -20,8 +20,8 @@ import sqlite3
 
 import pytest
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.reliability import ansible_bin, ansible_env
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
 PASSWORD = 'pw-Zq81kXv0SECRET'
