@@ -1,2 +1,3 @@
+# shellcheck shell=sh
 # namespace/name
 terraform import netpool_pool.web default/web

@@ -17,7 +17,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import 
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import StoreContract, file_mode
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.suite import StoreContract, file_mode
 from ansible_collections.netpool.ipam.tests.support.reliability import snapshot
 
 

@@ -16,7 +16,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._service import Servi
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _registry
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores import contract
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import suite as contract
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import _base as contract_base
 from ansible_collections.netpool.ipam.tests.support import netbox_server as netbox
 

@@ -25,7 +25,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base,
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import StoreContract
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.suite import StoreContract
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 
 SECRET = 'Sup3r-s3cret-pw'
