@@ -39,7 +39,8 @@ import os
 import tempfile
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _derive
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, StoreBusy, StoreUnavailable, read_only)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
@@ -168,7 +169,7 @@ class _State(object):
     pools never touch one line or one insertion point (two git branches that change different pools merge
     cleanly): ``pools`` -> namespace -> pool -> {``pool``, ``released``, ``reservations`` sorted by owner and
     key}; ``history`` -> namespace -> pool -> owner ("" for the pool's own events) -> entries, oldest first.
-    Free spans are derived when the document is read (``_freespace.derive``), never stored."""
+    Free spans are derived when the document is read (``_freespace._derive.derive``), never stored."""
 
     def __init__(self, document):
         self.pools = {}          # (namespace, name) -> pool data
@@ -245,7 +246,7 @@ class _State(object):
                 addresses = held.get((namespace, version), [])
                 return addresses[bisect.bisect_left(addresses, first):bisect.bisect_right(addresses, last)]
             for pool in pools:
-                self.free[(namespace, pool.name)] = _freespace.derive(pool, pools, holding,
+                self.free[(namespace, pool.name)] = _derive.derive(pool, pools, holding,
                                                                       resting.get(namespace, {}))
 
     def put(self, data, version, address):

@@ -50,12 +50,13 @@ try:
 except ImportError:  # pragma: no cover - exercised by the missing-library test
     requests = None
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _freespace, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, InvalidArgument, StoreBusy, StoreUnavailable, Unsupported, missing_library)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import FreeSpace, Store
+from ansible_collections.netpool.ipam.plugins.module_utils._freespace._interface import FreeSpace
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import Store
 from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
 
 
