@@ -26,7 +26,7 @@ STORES = {
     'sqlite': ('_sqlite', 'SqliteStore'),
     'json': ('_json', 'JsonStore'),
     'postgresql': ('_postgresql', 'PostgresqlStore'),
-    'netbox': ('_netbox', 'NetboxStore'),
+    'netbox': ('_netbox._store', 'NetboxStore'),
 }
 
 DEFAULT_STORE = 'ipam.sqlite'
