@@ -35,10 +35,19 @@ one fixed width, so comparing strings compares times.
 import abc
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreAbsent, StoreUnavailable, StoreVersion
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace._spans import Spans
 
 
 SCHEMA_VERSION = 3
+
+#: a write transaction holds the store's write lock from its start (SQLite's BEGIN IMMEDIATE, JSON's lock
+#: file), so a read-only transaction costs less than a write one; a store without it pays nothing for a write
+#: transaction until it locks (PostgreSQL: its pool lock goes in the round trip that reads the pool anyway;
+#: NetBox: it has no lock)
+LOCKS_AT_BEGIN = 'locks_at_begin'
+#: the store fetches a transaction's reservations with its lock and first read (``Store.prefetch``)
+PREFETCH = 'prefetch'
+#: every capability a store may have
+CAPABILITIES = frozenset((LOCKS_AT_BEGIN, PREFETCH))
 
 
 def check_schema_version(version, migrations, store):
@@ -96,18 +105,13 @@ class Store(abc.ABC):
     def close(self):
         """Release connections and file handles."""
 
-    #: whether a reservation that may be a rerun is first looked at in a read-only transaction, so that a rerun
-    #: takes no lock: True where a write transaction costs a write lock from its start (SQLite's BEGIN
-    #: IMMEDIATE, JSON's lock file). A store whose write transaction costs nothing until it locks, and whose
-    #: pool lock is taken in the round trip that reads the pool anyway (PostgreSQL), answers False: the
-    #: service then reads and decides in one locked transaction, and a rerun that changes nothing writes
-    #: nothing there.
-    probe_first = True
+    #: what this store can do (names of ``CAPABILITIES``); the service chooses how to use it
+    capabilities = frozenset()
 
-    def expect(self, namespace, pool, owners, key):
-        """The locked transaction begun will read ``get_reservations(namespace, pool, owners, key)`` once it holds
-        its lock: a store may fetch them together with the lock and what it reads first. (Nothing to do for a
-        store that reads as it goes.)"""
+    def prefetch(self, namespace, pool, owners, key):
+        """(``PREFETCH``) Fetch ``get_reservations(namespace, pool, owners, key)`` of the transaction under way
+        together with its pool lock and its first read, so that asking for them later costs nothing. A store
+        without the capability reads as it goes: nothing to do."""
 
     def applied(self, evidence):
         """Whether the transaction that wrote ``evidence`` is in the store: asked (by ``_retry``) only of a store
@@ -180,9 +184,16 @@ class Store(abc.ABC):
         """Remove the reservation."""
 
     # -- free space ----------------------------------------------------
-    @abc.abstractmethod
+    _free_space = None
+
     def free_space(self):
-        """The store's ``FreeSpace`` (one per store object)."""
+        """The store's ``FreeSpace`` (one per store object), the one the registry handed it (``use_free_space``)."""
+        return self._free_space
+
+    def use_free_space(self, free):
+        """Take ``free`` (a ``FreeSpace`` over this store) as this store's free space: done once, by
+        ``_registry.open_store``, which knows which component each kind of store has."""
+        self._free_space = free
 
     # -- history --------------------------------------------------------
     @abc.abstractmethod
@@ -213,14 +224,8 @@ class Store(abc.ABC):
 
 class SpanStore(Store):
     """A store that keeps each pool's free space as spans, and the addresses resting under a reuse delay
-    (SQLite, PostgreSQL, JSON): its free space is ``_freespace._spans.Spans``, written once over these primitives."""
-
-    _free_space = None
-
-    def free_space(self):
-        if self._free_space is None:
-            self._free_space = Spans(self)
-        return self._free_space
+    (SQLite, PostgreSQL, JSON): the registry hands it ``_freespace._spans.Spans``, written once over these
+    primitives."""
 
     # -- free spans -----------------------------------------------------
     @abc.abstractmethod

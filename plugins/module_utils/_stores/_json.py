@@ -43,7 +43,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, StoreBusy, StoreUnavailable, read_only)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import (
-    SCHEMA_VERSION, SpanStore, check_schema_version)
+    LOCKS_AT_BEGIN, SCHEMA_VERSION, SpanStore, check_schema_version)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._json_document import (
     DAMAGE, MIGRATIONS, Damaged, State)
 
@@ -73,6 +73,7 @@ def _what_to_do(error, directory):
 
 class JsonStore(SpanStore):
     kind = 'json'
+    capabilities = frozenset((LOCKS_AT_BEGIN,))
 
     def __init__(self, path, timeout=30, create=True):
         self.absent = not create

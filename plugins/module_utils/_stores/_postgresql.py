@@ -102,6 +102,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
 from ansible_collections.netpool.ipam.plugins.module_utils._secrets import find, hide, redact
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql_connection import (
     RETRY_CONNECT, _hang_up, _let_go, _prepare, prepared_statements, retryable_sqlstate, tls_mode)
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import PREFETCH
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_schema import MIGRATIONS, meta, schema
 
@@ -129,13 +130,13 @@ class PostgresqlStore(SqlStore):
     #: ``?`` query -> ``%s`` query
     _converted = {}
 
-    # A reservation is decided in one locked transaction (no read-only look first): the pool's lock goes in
-    # the round trip that reads the pool anyway, with the reservations the service said it will read
-    # (``expect``), so a new reservation is two round trips (that one, then the writes with COMMIT) and a
-    # rerun that changes nothing one (it writes nothing, and its COMMIT is not waited for).
-    probe_first = False
+    # A write transaction costs nothing until it locks (no LOCKS_AT_BEGIN): the pool's lock goes in the round
+    # trip that reads the pool anyway, with the reservations fetched for it (``prefetch``), so a new
+    # reservation is two round trips (that one, then the writes with COMMIT) and a rerun that changes nothing
+    # one (it writes nothing, and its COMMIT is not waited for).
+    capabilities = frozenset((PREFETCH,))
 
-    #: ``(namespace, pool, owners, key)`` of the locked transaction's ``expect``, or None
+    #: ``(namespace, pool, owners, key)`` of the transaction's ``prefetch``, or None
     _expected = None
     #: ``((namespace, pool, owners, key), cursor, connection)`` of the reservations fetched with the lock
     _prefetched = None
@@ -514,7 +515,7 @@ class PostgresqlStore(SqlStore):
     def _wrote_nothing(self):
         return not self._dirty
 
-    def expect(self, namespace, pool, owners, key):
+    def prefetch(self, namespace, pool, owners, key):
         self._expected = (namespace, pool, tuple(owners), key)
 
     def get_reservations(self, namespace, pool, owners, key):

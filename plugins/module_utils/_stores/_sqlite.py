@@ -36,6 +36,7 @@ from urllib.request import pathname2url
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, StoreUnavailable
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import read_only as read_only_error
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import LOCKS_AT_BEGIN
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_schema import MIGRATIONS, meta, schema
 
@@ -54,6 +55,7 @@ def read_only(path):
 
 class SqliteStore(SqlStore):
     kind = 'sqlite'
+    capabilities = frozenset((LOCKS_AT_BEGIN,))
     integrity_errors = (sqlite3.IntegrityError,)
     driver_errors = (sqlite3.Error,)
 

@@ -43,10 +43,9 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, InvalidArgument, StoreUnavailable, Unsupported, missing_library)
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import Store
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import PREFETCH, Store
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox import _client
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._client import Client, Refused, Transaction
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._freespace import NetboxFreeSpace
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapping import (
     DUE_MARGIN, PAGE, READ_FOR_CHANGE, READ_WITH_POOL, TAG, TOKEN, address_cidr, changelog_message,
     claim, claim_body, expiring, netbox_time, ours, pool_data, pools_of, rest_shape, reservation_of)
@@ -57,6 +56,9 @@ class NetboxStore(Store):
     """Pools and reservations in NetBox's IPAM, over its REST API."""
 
     kind = 'netbox'
+    #: a write transaction costs nothing until it commits (there is no lock to take, no LOCKS_AT_BEGIN): a change
+    #: reads and decides in it, in one request (``prefetch``), and a rerun that changes nothing sends no write
+    capabilities = frozenset((PREFETCH,))
 
     def __init__(self, spec, timeout=30, validate_certs=True, token=None, create=True):
         if not _client.HAVE_REQUESTS:
@@ -80,7 +82,6 @@ class NetboxStore(Store):
         self.client = Client(base=urlunsplit((scheme, parts.netloc, path + '/api', '', '')),
                              graphql=urlunsplit((scheme, parts.netloc, path + '/graphql/', '', '')),
                              url=self.url, timeout=timeout, token=token, validate_certs=validate_certs)
-        self._free = None
 
     # -- transactions ---------------------------------------------------
     @contextlib.contextmanager
@@ -106,11 +107,6 @@ class NetboxStore(Store):
 
     def close(self):
         self.client.close()
-
-    def free_space(self):
-        if self._free is None:
-            self._free = NetboxFreeSpace(self)
-        return self._free
 
     # -- pools ----------------------------------------------------------
     def _prefixes(self, namespace, name=None):
@@ -231,11 +227,7 @@ class NetboxStore(Store):
         found = self.client.by_claim(namespace, pool, owner, key)
         return reservation_of(namespace, found[0]) if found else None
 
-    probe_first = False
-    #: a write transaction costs nothing until it commits (there is no lock to take): a change reads and decides in
-    #: it, in one request (``expect``), and a rerun that changes nothing sends no write
-
-    def expect(self, namespace, pool, owners, key):
+    def prefetch(self, namespace, pool, owners, key):
         """Read at once, in one GraphQL request, what a change of ``owners``' reservations in ``pool`` reads next:
         their claims, the namespace's pools, the pool's IP ranges and what is due in the namespace (see
         ``READ_FOR_CHANGE``). Where GraphQL cannot be used, each is read by the REST API when asked for."""

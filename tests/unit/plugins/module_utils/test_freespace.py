@@ -15,7 +15,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._freespace._derive im
 from ansible_collections.netpool.ipam.plugins.module_utils._freespace._interface import FreeSpace
 from ansible_collections.netpool.ipam.plugins.module_utils._freespace._spans import Spans
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._sqlite import SqliteStore
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 
 def n(address):
@@ -77,7 +77,7 @@ def _env():
 
 @pytest.fixture
 def store(tmp_path):
-    s = SqliteStore(str(tmp_path / 'ipam.sqlite'))
+    s = open_store(str(tmp_path / 'ipam.sqlite'))
     yield s
     s.close()
 
@@ -138,3 +138,33 @@ def test_random_draws_only_free_addresses(store):
         rng = random.Random(7)
         found = [free.allocate(web, web.subnets[0], _reservation(str(i)), rng) for i in range(7)]
         assert sorted(found[:6]) == list(range(n('10.0.0.1'), n('10.0.0.7'))) and found[6] is None
+
+
+@pytest.mark.parametrize('spec, kind', [('ipam.sqlite', Spans), ('ipam.json', Spans)])
+def test_the_registry_hands_each_store_its_free_space(tmp_path, spec, kind):
+    store = open_store(str(tmp_path / spec))
+    try:
+        assert type(store.free_space()) is kind and store.free_space().store is store
+    finally:
+        store.close()
+
+
+def test_the_registry_hands_netbox_its_own_free_space():
+    """No request is sent: opening the NetBox store only parses its URL."""
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._freespace import NetboxFreeSpace
+    store = open_store('netbox+https://netbox.example.org', token='0123456789abcdef0123456789abcdef01234567')
+    try:
+        free = store.free_space()
+        assert type(free) is NetboxFreeSpace and free.store is store and free.client is store.client
+    finally:
+        store.close()
+
+
+def test_every_store_says_what_it_can_do_in_known_capabilities():
+    import importlib
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _registry
+    for kind, (module, name) in _registry.STORES.items():
+        cls = getattr(importlib.import_module(
+            'ansible_collections.netpool.ipam.plugins.module_utils._stores.' + module), name)
+        assert cls.capabilities <= _base.CAPABILITIES, kind
+    assert _base.Store.capabilities == frozenset()
