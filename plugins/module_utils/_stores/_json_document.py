@@ -196,7 +196,7 @@ class State(object):
                 return addresses[bisect.bisect_left(addresses, first):bisect.bisect_right(addresses, last)]
             for pool in pools:
                 self.free[(namespace, pool.name)] = _derive.derive(pool, pools, holding,
-                                                                      resting.get(namespace, {}))
+                                                                   resting.get(namespace, {}))
 
     def put(self, data, version, address):
         ident = (data['namespace'], data['pool'], data['owner'], data['key'])

@@ -116,6 +116,7 @@ _LOCK = 'SELECT pg_advisory_xact_lock'
 #: a statement the store buffers (``PostgresqlStore._flush``), and the table it writes
 _WRITE = re.compile(r'(?:INSERT INTO|UPDATE|DELETE FROM) (\w+) ')
 
+
 def _lock_key(*parts):
     """A stable signed 64-bit advisory lock key for these strings."""
     digest = hashlib.sha256('\0'.join(parts).encode('utf-8')).digest()

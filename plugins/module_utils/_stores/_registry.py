@@ -42,6 +42,7 @@ FREE_SPACE = {
 def _class(module, name):
     return getattr(importlib.import_module(_PACKAGE + module), name)
 
+
 DEFAULT_STORE = 'ipam.sqlite'
 
 #: the keywords of a libpq connection string (PostgreSQL 17's list)

@@ -246,7 +246,7 @@ class Client(object):
                 data = self.get(self.graphql, params)
             else:
                 data = self.request('POST', self.graphql, body={'query': query, 'variables': variables},
-                                     ok=(200,)).json()
+                                    ok=(200,)).json()
         except StoreUnavailable:
             data = None     # GraphQL turned off, or not allowed: the REST API says what is wrong, if anything
         if not isinstance(data, dict) or data.get('errors') or not isinstance(data.get('data'), dict):

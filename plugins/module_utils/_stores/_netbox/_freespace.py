@@ -97,8 +97,8 @@ class NetboxFreeSpace(FreeSpace):
             r = reservation.copy()
             r.version = subnet.version
             body = claim_body(r, changelog_message({'object': 'reservation', 'action': 'reserve',
-                                                  'namespace': r.namespace, 'pool': r.pool, 'owner': r.owner,
-                                                  'key': r.key}))
+                                                    'namespace': r.namespace, 'pool': r.pool, 'owner': r.owner,
+                                                    'key': r.key}))
             body['prefix_length'] = subnet.prefix_length
             bodies.append(body)
         try:

@@ -57,7 +57,7 @@ TOKEN = re.compile(r'^[0-9a-f]{12}$')
 #: the most addresses a NetBox IP range holds
 RANGE_LIMIT = 2 ** 32 - 1
 DNS_NAME = re.compile(r'^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}'
-                       r'[A-Za-z0-9])?)*$')
+                      r'[A-Za-z0-9])?)*$')
 
 
 def claim(namespace, pool, owner, key):

@@ -208,7 +208,7 @@ class NetboxStore(Store):
             params = self.client.scoped(namespace, {'cf_netpool_pool': name})
             for path in ('/ipam/ip-ranges/', '/ipam/ip-addresses/'):
                 for obj in self.client.all(path, dict(params, tag=TAG) if path == '/ipam/ip-ranges/' else
-                                     dict(params, status='deprecated')):
+                                           dict(params, status='deprecated')):
                     if (obj['custom_fields'] or {}).get('netpool_pool') == name:
                         self.client.request('DELETE', '%s%d/' % (path, obj['id']), body={'changelog_message': message})
             for ident in old.prefix_ids.values():
@@ -238,8 +238,9 @@ class NetboxStore(Store):
         bound = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(int(time.time()) + DUE_MARGIN))
         # every claim in one question: a regular expression (NetBox allows 10 aliases a query, and its ``in_``
         # lookup of a JSON field matches no string)
-        data = self.client.ask(READ_FOR_CHANGE, {'claims': '^(%s)$' % '|'.join(re.escape(c) for c in claims), 'pool': pool,
-                                            'from': '1970-01-01T00:00:00+00:00', 'to': netbox_time(bound)})
+        data = self.client.ask(READ_FOR_CHANGE, {
+            'claims': '^(%s)$' % '|'.join(re.escape(c) for c in claims), 'pool': pool,
+            'from': '1970-01-01T00:00:00+00:00', 'to': netbox_time(bound)})
         if data is None:
             return
         here = self._here(namespace)
@@ -303,8 +304,8 @@ class NetboxStore(Store):
 
         held = [dict(o, id=int(o['id']), status={'value': o['status']}, custom_fields=o.get('custom_field_data') or {})
                 for o in data['data']['a'] or []]
-        self.client.tx.claims[wanted] = sorted((o for o in held if o['custom_fields'].get('netpool_claim') == wanted),
-                                         key=lambda o: o['id'])
+        self.client.tx.claims[wanted] = sorted(
+            (o for o in held if o['custom_fields'].get('netpool_claim') == wanted), key=lambda o: o['id'])
         prefixes = [dict(p, id=int(p['id']), custom_fields=p.get('custom_field_data') or {})
                     for p in data['data']['p'] or [] if here(p) and TAG in [t['slug'] for t in p.get('tags') or []]]
         prefixes = [p for p in prefixes if p['custom_fields'].get('netpool_pool') == pool
@@ -420,8 +421,8 @@ class NetboxStore(Store):
                 r.netbox_id = made['id']
             else:
                 self.client.request('PATCH', '/ipam/ip-addresses/%d/' % netbox_id, body=body)
-                self.client.undoable(message, lambda undo: self.client.request('PATCH', '/ipam/ip-addresses/%d/' % netbox_id,
-                                                                   body=self._address_body(old, pool, undo)))
+                self.client.undoable(message, lambda undo: self.client.request(
+                    'PATCH', '/ipam/ip-addresses/%d/' % netbox_id, body=self._address_body(old, pool, undo)))
         self.client.later(send)
 
     def _conflict(self, r, refused):
@@ -449,8 +450,8 @@ class NetboxStore(Store):
 
         def send(message):
             self.client.delete_address(old.netbox_id, message)
-            self.client.undoable(message, lambda undo: self.client.request('POST', '/ipam/ip-addresses/',
-                                                               body=self._address_body(old, pool, undo)))
+            self.client.undoable(message, lambda undo: self.client.request(
+                'POST', '/ipam/ip-addresses/', body=self._address_body(old, pool, undo)))
         self.client.later(send, frees=(old.version, old.address))
 
     # -- history --------------------------------------------------------

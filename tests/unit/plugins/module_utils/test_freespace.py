@@ -144,7 +144,7 @@ def test_random_draws_only_free_addresses(store):
 def test_the_registry_hands_each_store_its_free_space(tmp_path, spec, kind):
     store = open_store(str(tmp_path / spec))
     try:
-        assert type(store.free_space()) is kind and store.free_space().store is store
+        assert isinstance(store.free_space(), kind) and store.free_space().store is store
     finally:
         store.close()
 
@@ -155,7 +155,7 @@ def test_the_registry_hands_netbox_its_own_free_space():
     store = open_store('netbox+https://netbox.example.org', token='0123456789abcdef0123456789abcdef01234567')
     try:
         free = store.free_space()
-        assert type(free) is NetboxFreeSpace and free.store is store and free.client is store.client
+        assert isinstance(free, NetboxFreeSpace) and free.store is store and free.client is store.client
     finally:
         store.close()
 
