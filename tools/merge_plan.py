@@ -31,7 +31,7 @@ def _import_collection():
     """Make ``ansible_collections.netpool.ipam`` this checkout or installed copy, wherever it lies."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
-        import ansible_collections.netpool.ipam.plugins.module_utils._stores._json  # noqa: F401
+        import ansible_collections.netpool.ipam.plugins.module_utils._stores._json_document  # noqa: F401
         return
     except ImportError:
         pass
@@ -56,14 +56,14 @@ def main(argv=None):
     base, ours, theirs = argv[:3]
     name = argv[3] if len(argv) == 4 else ours
     _import_collection()
-    from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _json_document
     try:
         documents = []
         for path in (base, ours, theirs):
             with open(path) as f:
                 text = f.read()
-            documents.append(json.loads(text) if text.strip() else {'schema_version': _json.SCHEMA_VERSION})
-        merged, conflicts = _json.merge(*documents)
+            documents.append(json.loads(text) if text.strip() else {'schema_version': _base.SCHEMA_VERSION})
+        merged, conflicts = _json_document.merge(*documents)
     except Exception as e:     # anything this collection cannot read as a plan: git's own merge, as without the driver
         e = '%s: %s' % (type(e).__name__, e)
         sys.stderr.write('netpool.ipam: %s is not a netpool.ipam JSON store this collection reads (%s): merged as '

@@ -28,6 +28,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     PoolNotFound, PoolOverlap, pool_not_found)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
 from ansible_collections.netpool.ipam.plugins.module_utils._results import Results
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import LOCKS_AT_BEGIN, PREFETCH
 from ansible_collections.netpool.ipam.plugins.module_utils import _verify
 
 
@@ -719,8 +720,9 @@ class Service(object):
         if not owners:
             return []
         # A rerun that changes nothing only reads: no write lock, no write (where a lock costs more than a
-        # read, ``Store.probe_first``; elsewhere the locked transaction below writes nothing for it).
-        if self.store.probe_first:
+        # read, where a write transaction locks from its start: ``LOCKS_AT_BEGIN``; elsewhere the locked
+        # transaction below writes nothing for it).
+        if LOCKS_AT_BEGIN in self.store.capabilities:
             with self.store.transaction(write=False):
                 results = []
                 now = self._stamp()
@@ -737,7 +739,8 @@ class Service(object):
                 else:
                     return results
         with self.store.transaction(commit=not check):
-            self.store.expect(namespace, pool, owners, key)
+            if PREFETCH in self.store.capabilities:
+                self.store.prefetch(namespace, pool, owners, key)
             if reassign:    # two pools may change: take the namespace, not one pool after the other
                 self.store.lock_namespace(namespace)
             else:

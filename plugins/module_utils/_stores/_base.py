@@ -11,12 +11,12 @@ questions ("who holds address Y", "the reservations of this owner"). Every
 rule of SPEC §3 lives once, in ``_service.Service``.
 
 How free space is found and kept is one component behind this interface
-(SPEC §5): ``Store.free_space()`` returns the store's ``FreeSpace``, which
+(SPEC §5, ``_freespace``): ``Store.free_space()`` returns the store's ``FreeSpace``, which
 allocates an address, takes a requested one, gives one back (now or after
 the pool's reuse delay), settles the delays that are over and rebuilds a
 pool's free space. The stores that keep free spans (SQLite, PostgreSQL,
 JSON) are ``SpanStore``s: they offer span primitives and share one
-implementation of it, ``_freespace.Spans``; a store that allocates for
+implementation of it, ``_freespace._spans.Spans``; a store that allocates for
 itself (NetBox's available-ips) implements ``FreeSpace`` its own way.
 
 Every method but ``transaction`` and ``close`` is called inside
@@ -39,6 +39,16 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreA
 
 SCHEMA_VERSION = 3
 
+#: a write transaction holds the store's write lock from its start (SQLite's BEGIN IMMEDIATE, JSON's lock
+#: file), so a read-only transaction costs less than a write one; a store without it pays nothing for a write
+#: transaction until it locks (PostgreSQL: its pool lock goes in the round trip that reads the pool anyway;
+#: NetBox: it has no lock)
+LOCKS_AT_BEGIN = 'locks_at_begin'
+#: the store fetches a transaction's reservations with its lock and first read (``Store.prefetch``)
+PREFETCH = 'prefetch'
+#: every capability a store may have
+CAPABILITIES = frozenset((LOCKS_AT_BEGIN, PREFETCH))
+
 
 def check_schema_version(version, migrations, store):
     """Refuse a version newer than this collection's (``store_version``), or one it never wrote and has no
@@ -54,67 +64,6 @@ def check_schema_version(version, migrations, store):
         raise StoreUnavailable('The %s has schema_version %d, which is not one this netpool.ipam collection wrote '
                                '(it writes %d). It was edited or damaged: restore it from version control or a '
                                'backup; the store was not touched.' % (store, version, SCHEMA_VERSION))
-
-
-class FreeSpace(abc.ABC):
-    """How one store finds and keeps the free addresses of its pools (SPEC §5). Called inside the store's
-    transactions, under the service's locks; it knows no allocation rule."""
-
-    def __init__(self, store):
-        self.store = store
-
-    @abc.abstractmethod
-    def allocate(self, pool, subnet, reservation, rng):
-        """Find a free address of ``subnet`` (one of ``pool``'s) by ``pool.strategy`` (rng: a random.Random for
-        'random') and take it for ``reservation`` (a Reservation complete but for version/address: namespace,
-        pool, owner, key, metadata, expires_at, created_at/updated_at already set) in one step. Returns the
-        address (int) or None when the subnet has none free. The caller then sets reservation.version/.address and
-        calls store.save_reservation(reservation)."""
-
-    def allocate_many(self, pool, subnet, reservations, rng):
-        """``allocate`` for each of ``reservations`` in list order, as long as ``subnet`` has free addresses: the
-        addresses found, one per reservation from the first (fewer than the reservations when the subnet runs out).
-        A store that can allocate many at once (NetBox) overrides this."""
-        found = []
-        for r in reservations:
-            n = self.allocate(pool, subnet, r, rng)
-            if n is None:
-                break
-            found.append(n)
-        return found
-
-    @abc.abstractmethod
-    def take(self, pool, version, n):
-        """A requested (static/forced) address leaves free space: out of the pool's free spans or, for a forced
-        address of a parent that lies in a child, the family member's that holds it free; and it stops resting
-        under a reuse delay in every pool of the family."""
-
-    @abc.abstractmethod
-    def give_back(self, pool, version, n, until=None):
-        """An address ``pool`` held is free again: now (``until`` None: back to the pool of the family that
-        allocates it, unless another reservation holds it meanwhile) or, resting under the reuse delay, once
-        ``until`` (an ISO time string) has passed."""
-
-    @abc.abstractmethod
-    def settle(self, pool, now):
-        """End the rests of ``pool`` that are over at ``now``: give those addresses back."""
-
-    @abc.abstractmethod
-    def rebuild(self, pool):
-        """Derive the pool's free space again from what it derives from (after a change of shape, a repair)."""
-
-    @abc.abstractmethod
-    def spans(self, pool, version=None, lo=None, hi=None):
-        """The pool's free spans (version, first, last), sorted; with lo/hi those that overlap [lo, hi], clipped
-        to it."""
-
-    @abc.abstractmethod
-    def resting(self, pool, due=None):
-        """(version, address, until) resting in the pool, sorted; with ``due``, those with until <= due."""
-
-    def count(self, pool, version, lo, hi):
-        """How many addresses of [lo, hi] are free in the pool: the sizes of ``spans(pool, version, lo, hi)``."""
-        return sum(last - first + 1 for _v, first, last in self.spans(pool, version, lo, hi))
 
 
 class Store(abc.ABC):
@@ -156,18 +105,13 @@ class Store(abc.ABC):
     def close(self):
         """Release connections and file handles."""
 
-    #: whether a reservation that may be a rerun is first looked at in a read-only transaction, so that a rerun
-    #: takes no lock: True where a write transaction costs a write lock from its start (SQLite's BEGIN
-    #: IMMEDIATE, JSON's lock file). A store whose write transaction costs nothing until it locks, and whose
-    #: pool lock is taken in the round trip that reads the pool anyway (PostgreSQL), answers False: the
-    #: service then reads and decides in one locked transaction, and a rerun that changes nothing writes
-    #: nothing there.
-    probe_first = True
+    #: what this store can do (names of ``CAPABILITIES``); the service chooses how to use it
+    capabilities = frozenset()
 
-    def expect(self, namespace, pool, owners, key):
-        """The locked transaction begun will read ``get_reservations(namespace, pool, owners, key)`` once it holds
-        its lock: a store may fetch them together with the lock and what it reads first. (Nothing to do for a
-        store that reads as it goes.)"""
+    def prefetch(self, namespace, pool, owners, key):
+        """(``PREFETCH``) Fetch ``get_reservations(namespace, pool, owners, key)`` of the transaction under way
+        together with its pool lock and its first read, so that asking for them later costs nothing. A store
+        without the capability reads as it goes: nothing to do."""
 
     def applied(self, evidence):
         """Whether the transaction that wrote ``evidence`` is in the store: asked (by ``_retry``) only of a store
@@ -240,9 +184,16 @@ class Store(abc.ABC):
         """Remove the reservation."""
 
     # -- free space ----------------------------------------------------
-    @abc.abstractmethod
+    _free_space = None
+
     def free_space(self):
-        """The store's ``FreeSpace`` (one per store object)."""
+        """The store's ``FreeSpace`` (one per store object), the one the registry handed it (``use_free_space``)."""
+        return self._free_space
+
+    def use_free_space(self, free):
+        """Take ``free`` (a ``FreeSpace`` over this store) as this store's free space: done once, by
+        ``_registry.open_store``, which knows which component each kind of store has."""
+        self._free_space = free
 
     # -- history --------------------------------------------------------
     @abc.abstractmethod
@@ -273,16 +224,8 @@ class Store(abc.ABC):
 
 class SpanStore(Store):
     """A store that keeps each pool's free space as spans, and the addresses resting under a reuse delay
-    (SQLite, PostgreSQL, JSON): its free space is ``_freespace.Spans``, written once over these primitives."""
-
-    _free_space = None
-
-    def free_space(self):
-        if self._free_space is None:
-            # imported here: _freespace imports this module (FreeSpace)
-            from ansible_collections.netpool.ipam.plugins.module_utils._freespace import Spans
-            self._free_space = Spans(self)
-        return self._free_space
+    (SQLite, PostgreSQL, JSON): the registry hands it ``_freespace._spans.Spans``, written once over these
+    primitives."""
 
     # -- free spans -----------------------------------------------------
     @abc.abstractmethod

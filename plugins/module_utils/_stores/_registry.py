@@ -19,15 +19,29 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import Invali
 from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
 
 
-_PACKAGE = 'ansible_collections.netpool.ipam.plugins.module_utils._stores.'
+_PACKAGE = 'ansible_collections.netpool.ipam.plugins.module_utils.'
 
-#: store kind -> (module, class)
+#: store kind -> (module, class) under _stores
 STORES = {
     'sqlite': ('_sqlite', 'SqliteStore'),
     'json': ('_json', 'JsonStore'),
     'postgresql': ('_postgresql', 'PostgresqlStore'),
-    'netbox': ('_netbox', 'NetboxStore'),
+    'netbox': ('_netbox._store', 'NetboxStore'),
 }
+
+#: store kind -> (module, class) of its free-space component (``_freespace._interface.FreeSpace``): the span
+#: implementation for the stores that keep free spans, NetBox's own beside its client
+FREE_SPACE = {
+    'sqlite': ('_freespace._spans', 'Spans'),
+    'json': ('_freespace._spans', 'Spans'),
+    'postgresql': ('_freespace._spans', 'Spans'),
+    'netbox': ('_stores._netbox._freespace', 'NetboxFreeSpace'),
+}
+
+
+def _class(module, name):
+    return getattr(importlib.import_module(_PACKAGE + module), name)
+
 
 DEFAULT_STORE = 'ipam.sqlite'
 
@@ -114,11 +128,13 @@ def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=
     if not isinstance(spec, str) or not spec.strip():
         raise InvalidArgument('store must be a path or a URL, got %r.' % (spec,))
     kind = store_kind(spec)
-    module, name = STORES[kind]
-    cls = getattr(importlib.import_module(_PACKAGE + module), name)
+    cls = _class('_stores.' + STORES[kind][0], STORES[kind][1])
     if kind in ('sqlite', 'json'):
         path = os.path.expanduser(spec)
         if base_dir and not os.path.isabs(path):
             path = os.path.join(base_dir, path)
-        return cls(path, timeout=timeout, create=create or os.path.exists(path))
-    return cls(spec, timeout=timeout, validate_certs=validate_certs, token=token, create=create)
+        store = cls(path, timeout=timeout, create=create or os.path.exists(path))
+    else:
+        store = cls(spec, timeout=timeout, validate_certs=validate_certs, token=token, create=create)
+    store.use_free_space(_class(*FREE_SPACE[kind])(store))
+    return store

@@ -22,29 +22,6 @@ from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, R
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SpanStore
 
 
-#: what schema version 2 added to version 1: the indexes of "release everything of this owner", of the resting
-#: addresses that are due, and of a pool's child pools
-INDEXES_2 = (
-    'CREATE INDEX pool_parent ON pool (namespace, parent)',
-    'CREATE INDEX reservation_owner ON reservation (namespace, owner)',
-    'CREATE INDEX released_due ON released (namespace, until)',
-)
-
-#: what schema version 3 added to version 2: "the reservations of this owner" in the order they are listed
-#: (namespace, pool, address), so that a planner never prefers walking the whole namespace in that order;
-#: and "the earliest lease of the namespace" in one look-up (what a reservation asks before it allocates:
-#: is anything due?)
-INDEXES_3 = (
-    'CREATE INDEX reservation_by_owner ON reservation (namespace, owner, pool, address)',
-    'CREATE INDEX reservation_due ON reservation (namespace, expires_at) WHERE expires_at IS NOT NULL',
-)
-
-#: the indexes of a store made at today's version (version 3 replaces reservation_owner)
-INDEXES = tuple(i for i in INDEXES_2 if 'reservation_owner' not in i) + INDEXES_3
-
-#: schema version -> statements that bring a SQL store of that version to the next
-MIGRATIONS = {1: list(INDEXES_2), 2: ['DROP INDEX reservation_owner'] + list(INDEXES_3)}
-
 HISTORY_COLUMNS = ('time', 'namespace', 'pool', 'object', 'action', 'owner', 'key', 'address', 'old', 'new')
 
 

@@ -36,34 +36,9 @@ from urllib.request import pathname2url
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, StoreUnavailable
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import read_only as read_only_error
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import INDEXES, MIGRATIONS, SqlStore
-
-
-SCHEMA = """
-CREATE TABLE pool (
-    namespace TEXT NOT NULL, name TEXT NOT NULL, parent TEXT, data TEXT NOT NULL,
-    PRIMARY KEY (namespace, name));
-CREATE TABLE reservation (
-    namespace TEXT NOT NULL, pool TEXT NOT NULL, owner TEXT NOT NULL, key TEXT NOT NULL,
-    address TEXT NOT NULL, expires_at TEXT, data TEXT NOT NULL,
-    PRIMARY KEY (namespace, pool, owner, key),
-    UNIQUE (namespace, address));
-CREATE INDEX reservation_pool ON reservation (namespace, pool, address);
-CREATE INDEX reservation_expiry ON reservation (namespace, pool, expires_at) WHERE expires_at IS NOT NULL;
-CREATE TABLE free_span (
-    namespace TEXT NOT NULL, pool TEXT NOT NULL, first TEXT NOT NULL, last TEXT NOT NULL,
-    PRIMARY KEY (namespace, pool, first));
-CREATE TABLE released (
-    namespace TEXT NOT NULL, pool TEXT NOT NULL, address TEXT NOT NULL, until TEXT NOT NULL,
-    PRIMARY KEY (namespace, pool, address));
-CREATE TABLE history (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL, namespace TEXT NOT NULL, pool TEXT,
-    object TEXT NOT NULL, action TEXT NOT NULL, owner TEXT, key TEXT, address TEXT,
-    old TEXT NOT NULL, new TEXT NOT NULL);
-CREATE INDEX history_pool ON history (namespace, pool);
-CREATE INDEX history_owner ON history (owner);
-CREATE INDEX history_address ON history (address);
-""" + ';\n' + ';\n'.join(INDEXES)
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import LOCKS_AT_BEGIN
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_schema import MIGRATIONS, meta, schema
 
 
 def read_only(path):
@@ -80,6 +55,7 @@ def read_only(path):
 
 class SqliteStore(SqlStore):
     kind = 'sqlite'
+    capabilities = frozenset((LOCKS_AT_BEGIN,))
     integrity_errors = (sqlite3.IntegrityError,)
     driver_errors = (sqlite3.Error,)
 
@@ -116,7 +92,7 @@ class SqliteStore(SqlStore):
                 self._conn.close()
             raise self._translate(e)
         try:
-            self._migrate(SCHEMA, MIGRATIONS, 'CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)')
+            self._migrate(schema('sqlite'), MIGRATIONS, meta('sqlite'))
         except sqlite3.Error as e:
             self._conn.close()
             raise self._translate(e)

@@ -10,8 +10,9 @@ import inspect
 import pytest
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace import Spans
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import FreeSpace, SpanStore, Store
+from ansible_collections.netpool.ipam.plugins.module_utils._freespace._interface import FreeSpace
+from ansible_collections.netpool.ipam.plugins.module_utils._freespace._spans import Spans
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SpanStore, Store
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import (
     STORES, open_store, redact, store_kind)
 

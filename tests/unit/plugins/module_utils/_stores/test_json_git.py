@@ -263,7 +263,7 @@ def test_the_driver_merges_a_plan_still_in_an_old_layout(tmp_path):
     """The base (or a side) may be a version 1 document, written before the layout was grouped per pool: it is
     read through the store's migrations, and the merge is written in today's layout."""
     import json
-    from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json, _json_document
     fixture = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'fixtures', 'state-v1.json')
     with open(fixture) as f:
         old = json.load(f)
@@ -272,7 +272,7 @@ def test_the_driver_merges_a_plan_still_in_an_old_layout(tmp_path):
     ours.reserve('web', 'added-here', address='10.0.0.44')
     ours.store.close()
     with open(str(tmp_path / 'old.json')) as f:
-        text, conflicts = _json.merge(old, json.load(f), old)
+        text, conflicts = _json_document.merge(old, json.load(f), old)
     assert conflicts == []
     (tmp_path / 'merged.json').write_text(text)
     assert json.loads(text)['schema_version'] == _json.SCHEMA_VERSION

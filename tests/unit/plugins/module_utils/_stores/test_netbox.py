@@ -206,7 +206,7 @@ def test_what_a_task_sends(spec, monkeypatch):
     def task(work, graphql=True):
         store = open_store(spec, token=netbox.token())
         if not graphql:
-            store._graphql = netbox.server()['url'] + '/no-graphql-here/'
+            store.client.graphql = netbox.server()['url'] + '/no-graphql-here/'
         del sent[:]
         result = work(Service(store))
         store.close()

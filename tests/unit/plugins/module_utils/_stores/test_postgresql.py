@@ -21,7 +21,8 @@ import pytest
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
-from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _postgresql, _sql
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _postgresql
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _sql_schema as _sql
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 

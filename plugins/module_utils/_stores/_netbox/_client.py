@@ -1,0 +1,300 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""NetBox's API, for the NetBox store: its requests, and the writes of one transaction.
+
+This is a private module: it may change at any time. ``Client`` sends the REST and GraphQL requests (retries,
+errors worded for the user, the custom fields and tag made on the first change), knows the VRF of each namespace,
+and holds the transaction under way (``tx``): NetBox has no transactions across requests, so writes are kept
+(``later``) until the transaction commits and then sent in order (``send``); what was sent is undone if it fails
+(``undo``). The store (``_store``) and its free space (``_freespace``) use it through these public methods.
+"""
+
+import contextlib
+import json
+
+from urllib.parse import urlsplit
+
+try:
+    import requests
+    from requests.adapters import HTTPAdapter
+    from urllib3.util.retry import Retry
+except ImportError:  # pragma: no cover - exercised by the missing-library test
+    requests = None
+
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, StoreUnavailable
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapping import FIELDS, PAGE, TAG, claim, expiring
+
+#: whether the ``requests`` library is there
+HAVE_REQUESTS = requests is not None
+
+
+class Transaction(object):
+    def __init__(self, write, commit):
+        self.write, self.commit = write, commit
+        self.pools = {}             # (namespace, name) -> Pool or None (deleted)
+        self.reservations = {}      # ident -> Reservation or None (deleted), written in this transaction
+        self.ops = []               # writes to send at commit, in order: [callable, message]
+        self.last = []              # writes sent after those (IP ranges made: NetBox refuses overlapping ones)
+        self.unnamed = []           # writes waiting for the history entry that names them (their message)
+        self.undo = []              # how to undo what this transaction sent, in order: ('delete', URL, token) for
+        #                             what it created, ('restore', callable) for what it deleted or changed
+        self.freed = set()          # (version, address) of IP addresses the writes delete
+        self.predicted = set()      # (version, address) check mode said it would hand out
+        self.rebuilt = {}           # (namespace, pool) -> (pool, the IP ranges it should have): made last
+        # reads kept for the transaction (NetBox holds no lock: re-reading would not make them any truer)
+        self.listed = {}            # namespace -> {name: Pool} of its prefixes
+        self.claims = {}            # claim -> IP addresses holding it
+        self.due = {}               # (namespace, time) -> IP addresses whose netpool_expires is at or before it
+        self.read = {}              # namespace -> (bound, IP addresses due by then); pool -> ranges: ``expect``
+        self.ranges = {}            # (namespace, pool) -> the pool's IP ranges as NetBox holds them
+
+
+class Client(object):
+    """One NetBox API (``base``: its ``.../api`` URL; ``graphql``: its GraphQL URL, None not to use it) with one
+    API token, and the transaction under way (``tx``, a ``Transaction``; None between transactions)."""
+
+    def __init__(self, base, graphql, url, timeout, token, validate_certs):
+        self.base = base
+        self.graphql = graphql
+        self.url = url
+        self.timeout = timeout
+        self._secret = token
+        self._session = requests.Session()
+        self._session.verify = bool(validate_certs)
+        self._session.headers.update({
+            'Authorization': ('Bearer %s' if token.startswith('nbt_') else 'Token %s') % token,
+            'Accept': 'application/json', 'Content-Type': 'application/json'})
+        # Reads, updates and deletes are retried on 429/5xx and lost connections; a POST is not (the claim
+        # makes a repeated reservation safe, and it is resolved by reading, not by sending it twice).
+        retry = Retry(total=3, connect=3, read=2, backoff_factor=0.3, status_forcelist=(429, 502, 503, 504),
+                      allowed_methods=frozenset(('GET', 'PATCH', 'DELETE')), raise_on_status=False,
+                      respect_retry_after_header=True)
+        self._session.mount('http://', HTTPAdapter(max_retries=retry))
+        self._session.mount('https://', HTTPAdapter(max_retries=retry))
+        self.vrfs = {'default': None}     # namespace -> VRF id (None: the global table)
+        self._schema_ready = False
+        self.tx = None
+
+    def close(self):
+        self._session.close()
+
+    def request(self, method, path, params=None, body=None, ok=(200, 201, 204)):
+        try:
+            return self._send_request(method, path, params, body, ok)
+        except Refused as e:
+            missing = 'custom field' in e.text.lower() or 'tag' in e.text or 'netpool' in e.text
+            if self._schema_ready or method == 'GET' or '/extras/' in path or not missing:
+                raise
+        self._ensure_schema()       # the first change on this NetBox: make the custom fields and the tag
+        return self._send_request(method, path, params, body, ok)
+
+    def _send_request(self, method, path, params, body, ok):
+        url = path if path.startswith('http') else self.base + path
+        try:
+            response = self._session.request(method, url, params=params,
+                                             data=None if body is None else json.dumps(body),
+                                             timeout=(min(self.timeout, 10), self.timeout))
+        except requests.exceptions.SSLError as e:
+            raise StoreUnavailable('Cannot verify the TLS certificate of NetBox at %s (%s). Install its CA, or set '
+                                   'validate_certs: false for a test instance.' % (self.url, _first_line(e)))
+        except requests.exceptions.Timeout:
+            raise StoreBusy('NetBox at %s did not answer %s %s within %s seconds. Raise timeout, or check the '
+                            'server.' % (self.url, method, _path(url), self.timeout))
+        except requests.exceptions.RequestException as e:
+            raise StoreUnavailable('Cannot reach NetBox at %s (%s). Check the store URL and that NetBox is running.'
+                                   % (self.url, _first_line(e)))
+        if response.status_code not in ok:
+            self._refuse(method, url, response)
+        if method == 'POST' and self.tx is not None and response.status_code == 201 and '/ipam/' in url \
+                and '/ipam/vrfs/' not in url:
+            made = response.json()
+            first = body[0] if isinstance(body, list) and body else body
+            token = ((first or {}).get('changelog_message') or '').split(' ')[1:2]
+            self.tx.undo += [('delete', obj['url'], token) for obj in (made if isinstance(made, list) else [made])]
+        return response
+
+    def _refuse(self, method, url, response):
+        where = '%s %s' % (method, _path(url))
+        try:
+            detail = response.json()
+        except ValueError:
+            if response.status_code < 500:
+                raise StoreUnavailable('%s is not a NetBox API: %s answered %d with a page, not JSON. Check the store '
+                                       'URL (netbox+https://HOST, with NetBox\'s base path if it has one).'
+                                       % (self.url, where, response.status_code))
+            detail = response.text[:300]
+        if isinstance(detail, dict) and set(detail) == set(['detail']):
+            detail = detail['detail']
+        text = json.dumps(detail) if not isinstance(detail, str) else detail
+        text = text.replace(self._secret, '********')
+        if response.status_code in (401, 403):
+            if 'permission' in text.lower():
+                raise StoreUnavailable('NetBox at %s refused %s: %s The token needs write permission on IPAM '
+                                       '(prefixes, IP ranges, IP addresses, VRFs) and, the first time, on extras '
+                                       '(custom fields and tags).' % (self.url, where, text))
+            raise StoreUnavailable('NetBox at %s refused the API token (%s): %s Check store_token.'
+                                   % (self.url, where, text))
+        if response.status_code in (429,) or response.status_code >= 500:
+            raise StoreUnavailable('NetBox at %s failed %s with %d after retries: %s'
+                                   % (self.url, where, response.status_code, text))
+        raise Refused(response.status_code, where, text)
+
+    def get(self, path, params=None):
+        return self.request('GET', path, params=params).json()
+
+    def all(self, path, params=None):
+        """Every object of a list, page after page."""
+        params = dict(params or {}, limit=PAGE)
+        page = self.get(path, params)
+        found = list(page['results'])
+        while page.get('next'):
+            page = self.get(page['next'])
+            found += page['results']
+        return found
+
+    def send(self, tx):
+        """Send the writes kept so far, each with the changelog message of its history entry."""
+        ops, tx.ops, last, tx.last, tx.unnamed = tx.ops, [], tx.last, [], []
+        for op in ops + last:
+            op[0](op[1] or 'netpool: change')
+        tx.freed.clear()
+
+    def undo(self, tx):
+        """Undo, newest first, what a transaction that failed sent (an allocation, the writes sent before it, or the
+        first writes of a commit that failed part way): delete what it created, make again what it deleted, change
+        back what it changed. A reservation made again is the same reservation (its claim), at the same address."""
+        for entry in reversed(list(tx.undo)):
+            message = ' '.join(['netpool: undo'] + entry[-1])
+            with contextlib.suppress(StoreUnavailable, StoreBusy):
+                if entry[0] == 'delete':
+                    self.request('DELETE', entry[1], body={'changelog_message': message}, ok=(204, 404))
+                else:
+                    entry[1](message)
+
+    def undoable(self, message, restore):
+        """What a sent write that deleted or changed something needs if the transaction fails: ``restore``."""
+        self.tx.undo.append(('restore', restore, message.split(' ')[1:2]))
+
+    def later(self, op, last=False, frees=None):
+        """Keep a write until the transaction commits (``last``: after the others); ``frees``: the (version,
+        address) of the IP address it deletes."""
+        tx = self.tx
+        kept = [op, None]
+        (tx.last if last else tx.ops).append(kept)
+        tx.unnamed.append(kept)
+        if frees is not None:
+            tx.freed.add(frees)
+
+    def _ensure_schema(self):
+        """Create the custom fields and tag this store uses, once per process, when a change needs them."""
+        if self._schema_ready:
+            return
+        have = set(f['name'] for f in self.all('/extras/custom-fields/', {'name__isw': 'netpool'}))
+        for name, (kind, types, extra) in sorted(FIELDS.items()):
+            if name not in have:
+                body = dict(extra, name=name, type=kind, object_types=types, label=name,
+                            description='netpool.ipam (do not edit by hand)', ui_editable='hidden')
+                self._create('/extras/custom-fields/', body, 'the custom field %s' % name)
+        if not self.get('/extras/tags/', {'slug': TAG})['results']:
+            self._create('/extras/tags/', {'name': TAG, 'slug': TAG, 'description': 'managed by netpool.ipam'},
+                         'the tag %s' % TAG)
+        self._schema_ready = True
+
+    def _create(self, path, body, what):
+        try:
+            self.request('POST', path, body=body)
+        except StoreUnavailable as e:
+            if 'permission' not in str(e):
+                raise
+            raise StoreUnavailable('The NetBox store needs %s, which does not exist, and the token may not create it. '
+                                   'Create it once with a token that may (%s %s), or let an administrator create '
+                                   'it; docs/stores.md lists the custom fields and the tag.' % (what, path,
+                                                                                                json.dumps(body)))
+
+    def vrf(self, namespace, make=False):
+        """The VRF id of a namespace (None: the global table); ``False`` if it has none and ``make`` is off."""
+        if namespace in self.vrfs:
+            return self.vrfs[namespace]
+        found = [v for v in self.get('/ipam/vrfs/', {'name': namespace, 'limit': 10})['results']
+                 if v['name'] == namespace]
+        if found:
+            self.vrfs[namespace] = found[0]['id']
+        elif make:
+            made = self.request('POST', '/ipam/vrfs/', body={
+                'name': namespace, 'enforce_unique': True, 'description': 'netpool.ipam namespace',
+                'tags': [{'slug': TAG}]}).json()
+            self.vrfs[namespace] = made['id']
+        else:
+            return False
+        return self.vrfs[namespace]
+
+    def scoped(self, namespace, params=None):
+        """List parameters selecting the namespace's VRF; None if the namespace has none yet."""
+        vrf = self.vrf(namespace)
+        if vrf is False:
+            return None
+        return dict(params or {}, vrf_id='null' if vrf is None else vrf)
+
+    def ask(self, query, variables):
+        """The data a GraphQL query answers (a GET; a POST where the URL would be long), or None where GraphQL
+        cannot be used (it is not tried again by this store)."""
+        params = {'query': query, 'variables': json.dumps(variables)}
+        try:
+            if len(params['query']) + len(params['variables']) < 3000:
+                data = self.get(self.graphql, params)
+            else:
+                data = self.request('POST', self.graphql, body={'query': query, 'variables': variables},
+                                    ok=(200,)).json()
+        except StoreUnavailable:
+            data = None     # GraphQL turned off, or not allowed: the REST API says what is wrong, if anything
+        if not isinstance(data, dict) or data.get('errors') or not isinstance(data.get('data'), dict):
+            self.graphql = None
+            return None
+        return data['data']
+
+    def by_claim(self, namespace, pool, owner, key, fresh=False):
+        """The IP addresses holding a claim, lowest id first (read once per transaction unless ``fresh``)."""
+        wanted = claim(namespace, pool, owner, key)
+        if not fresh and self.tx is not None and wanted in self.tx.claims:
+            return self.tx.claims[wanted]
+        params = self.scoped(namespace, {'cf_netpool_claim': wanted, 'limit': 5})
+        found = [] if params is None else self.get('/ipam/ip-addresses/', params)['results']
+        found = sorted((o for o in found if (o['custom_fields'] or {}).get('netpool_claim') == wanted),
+                       key=lambda o: o['id'])
+        if self.tx is not None:
+            self.tx.claims[wanted] = found
+        return found
+
+    def due(self, namespace, time):
+        """The IP addresses of a namespace whose ``netpool_expires`` is at or before ``time``: expired leases and
+        rests that are over, of every pool, in one read per transaction (a change expires its pool's family)."""
+        key = (namespace, time)
+        if key not in self.tx.due and namespace in self.tx.read and time <= self.tx.read[namespace][0]:
+            self.tx.due[key] = [o for o in self.tx.read[namespace][1] if (
+                (o['custom_fields'] or {}).get('netpool_expires') or '').replace('+00:00', 'Z') <= time]
+        if key not in self.tx.due:
+            params = self.scoped(namespace, expiring(time))
+            self.tx.due[key] = [] if params is None else self.all('/ipam/ip-addresses/', params)
+        return self.tx.due[key]
+
+    def delete_address(self, ident, message):
+        """Delete IP address ``ident`` (one already gone is fine)."""
+        self.request('DELETE', '/ipam/ip-addresses/%d/' % ident, body={'changelog_message': message}, ok=(204, 404))
+
+
+def _first_line(error):
+    return str(error).strip().splitlines()[0][:300] if str(error).strip() else type(error).__name__
+
+
+def _path(url):
+    return urlsplit(url).path
+
+
+class Refused(StoreUnavailable):
+    """NetBox refused a request (a 4xx other than 401/403): the caller may know what it means."""
+
+    def __init__(self, status, where, text):
+        StoreUnavailable.__init__(self, 'NetBox refused %s (%d): %s' % (where, status, text))
+        self.status, self.where, self.text = status, where, text

@@ -1,0 +1,516 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The NetBox store: this collection's pools and reservations kept in a NetBox 4.x (``requests``).
+
+This is a private module: it may change at any time. The mapping (docs/stores.md):
+
+- a namespace is a VRF of that name (``default`` is the global table); a VRF is created, with
+  ``enforce_unique``, by the first change in its namespace;
+- a pool's subnet is a prefix tagged ``netpool`` with the custom fields ``netpool_pool`` (the pool's name)
+  and ``netpool`` (JSON: the pool's settings, the subnet's gateway, dns, ranges and exclusions, its order);
+- what a subnet may hand out (its ranges less exclusions, the gateway, child pools and what an ancestor
+  withholds: ``_tree``) is a set of IP ranges tagged ``netpool``, derived again whenever the shape of the pool
+  or of a pool it is carved from changes;
+- a reservation is an IP address with status ``active`` and the custom fields ``netpool_claim`` (unique:
+  ``namespace/pool/owner/key``, each part percent-encoded), ``netpool_pool``, ``netpool_owner``,
+  ``netpool_expires`` (a lease's end, a datetime) and ``netpool`` (JSON: key, static, metadata, times); its
+  ``dns_name`` is the owner where the owner is a DNS name;
+- an address resting under a reuse delay is an IP address with status ``deprecated``, ``netpool_pool`` and
+  ``netpool_expires`` set to the end of the rest;
+- history is NetBox's own change log: every change this store makes carries a changelog message
+  ``netpool: <action> ...``, and ``find_history`` reads those changes back.
+
+Free space is NetBox's: a dynamic reservation is one ``POST .../ip-ranges/{id}/available-ips/`` carrying the
+claim, atomic in NetBox (its advisory lock, and the claim's uniqueness: a second request for the same
+reservation is refused and adopts the first one's address). NetBox has no transactions across requests:
+writes are kept until the transaction commits and then sent in order; an allocation, which must be sent to
+learn its address, is deleted again if the transaction fails. Check mode sends no write at all: an
+allocation then asks NetBox which address it would hand out (``predicted``).
+
+What NetBox cannot hold faithfully is ``unsupported``: the ``random`` strategy (NetBox hands out the first
+available address of a range).
+"""
+
+import contextlib
+import json
+import re
+import time
+
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+    AddressInUse, InvalidArgument, StoreUnavailable, Unsupported, missing_library)
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import PREFETCH, Store
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox import _client
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._client import Client, Refused, Transaction
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapping import (
+    DUE_MARGIN, PAGE, READ_FOR_CHANGE, READ_WITH_POOL, TAG, TOKEN, address_cidr, changelog_message,
+    claim, claim_body, expiring, netbox_time, ours, pool_data, pools_of, rest_shape, reservation_of)
+from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
+
+
+class NetboxStore(Store):
+    """Pools and reservations in NetBox's IPAM, over its REST API."""
+
+    kind = 'netbox'
+    #: a write transaction costs nothing until it commits (there is no lock to take, no LOCKS_AT_BEGIN): a change
+    #: reads and decides in it, in one request (``prefetch``), and a rerun that changes nothing sends no write
+    capabilities = frozenset((PREFETCH,))
+
+    def __init__(self, spec, timeout=30, validate_certs=True, token=None, create=True):
+        if not _client.HAVE_REQUESTS:
+            raise missing_library('requests', 'the NetBox store')
+        parts = urlsplit(spec)
+        scheme = parts.scheme.split('+', 1)[1]
+        if not parts.hostname:
+            raise InvalidArgument("store '%s' names no NetBox host: write netbox+https://netbox.example.com."
+                                  % redact(spec))
+        if parts.username or parts.password:
+            raise InvalidArgument('Give the NetBox API token in store_token, not in the store URL.')
+        if not token:
+            raise InvalidArgument('The NetBox store needs an API token: set store_token (or NETPOOL_IPAM_STORE_TOKEN) '
+                                  'to a NetBox API token with write permission on IPAM and extras.')
+        path = parts.path.rstrip('/')
+        if path.endswith('/api'):
+            path = path[:-4]
+        self.url = urlunsplit((parts.scheme, parts.netloc, path, '', ''))
+        self.timeout = timeout
+        self.create = create
+        self.client = Client(base=urlunsplit((scheme, parts.netloc, path + '/api', '', '')),
+                             graphql=urlunsplit((scheme, parts.netloc, path + '/graphql/', '', '')),
+                             url=self.url, timeout=timeout, token=token, validate_certs=validate_certs)
+
+    # -- transactions ---------------------------------------------------
+    @contextlib.contextmanager
+    def transaction(self, write=True, commit=True):
+        if self.client.tx is not None:
+            raise RuntimeError('NetBox store transactions do not nest')
+        self.client.tx = tx = Transaction(write, commit)
+        try:
+            yield self
+            if write and commit:
+                self.client.send(tx)
+        except BaseException:
+            self.client.undo(tx)
+            raise
+        finally:
+            self.client.tx = None
+
+    def lock_pool(self, namespace, name):
+        """Nothing: NetBox has no lock a client can hold. Its allocation is atomic, and the claim unique."""
+
+    def lock_namespace(self, namespace):
+        """Nothing (see ``lock_pool``)."""
+
+    def close(self):
+        self.client.close()
+
+    # -- pools ----------------------------------------------------------
+    def _prefixes(self, namespace, name=None):
+        params = self.client.scoped(namespace, {'tag': TAG})
+        if params is None:
+            return []
+        if name is not None:
+            params['cf_netpool_pool'] = name
+        try:
+            found = self.client.all('/ipam/prefixes/', params)
+        except Refused:
+            return []       # no tag netpool yet: nothing of this collection's is here
+        return [p for p in found if (p['custom_fields'] or {}).get('netpool_pool') is not None
+                and (name is None or p['custom_fields']['netpool_pool'] == name)
+                and isinstance((p['custom_fields'] or {}).get('netpool'), dict)]
+
+    def _listed(self, namespace):
+        """The pools of a namespace as NetBox has them, read once per transaction."""
+        tx = self.client.tx
+        if tx is None or namespace not in tx.listed:
+            listed = pools_of(namespace, self._prefixes(namespace))
+            if tx is None:
+                return listed
+            tx.listed[namespace] = listed
+        return tx.listed[namespace]
+
+    def get_pool(self, namespace, name):
+        key = (namespace, name)
+        if self.client.tx is not None and key in self.client.tx.pools:
+            return self.client.tx.pools[key]
+        if self.client.tx is not None and (self.client.tx.write or namespace in self.client.tx.listed):
+            pool = self._listed(namespace).get(name)    # a change reads the pool's family too: one request
+        else:
+            pool = pools_of(namespace, self._prefixes(namespace, name)).get(name)
+        if self.client.tx is not None:
+            self.client.tx.pools[key] = pool
+        return pool
+
+    def list_pools(self, namespace=None):
+        namespaces = [namespace] if namespace is not None else self._namespaces()
+        pools = []
+        for ns in namespaces:
+            found = dict(self._listed(ns))
+            if self.client.tx is not None:
+                for (tns, name), pool in self.client.tx.pools.items():
+                    if tns == ns and (pool is not None or name in found):
+                        found[name] = pool
+            pools += [found[name] for name in sorted(found) if found[name] is not None]
+        return pools
+
+    def _namespaces(self):
+        names = ['default']
+        try:
+            names += sorted(v['name'] for v in self.client.all('/ipam/vrfs/', {'tag': TAG}))
+        except Refused:
+            pass
+        return names
+
+    def save_pool(self, pool):
+        if pool.strategy == 'random':
+            raise Unsupported("The NetBox store cannot keep strategy 'random': NetBox hands out the first available "
+                              "address of a range. Use strategy 'first' with this store.")
+        old = self.get_pool(pool.namespace, pool.name)
+        self.client.tx.pools[(pool.namespace, pool.name)] = pool
+        old_ids = dict(getattr(old, 'prefix_ids', {}) or {})
+
+        def send(message):
+            vrf = self.client.vrf(pool.namespace, make=True)
+            settings = pool.to_data()
+            for k in ('namespace', 'name', 'subnets'):
+                settings.pop(k)
+            for index, subnet in enumerate(pool.subnets):
+                body = {'prefix': subnet.cidr, 'vrf': vrf, 'status': 'active', 'tags': [{'slug': TAG}],
+                        'description': ('netpool %s/%s %s' % (pool.namespace, pool.name, pool.description or ''))[:200],
+                        'custom_fields': {'netpool_pool': pool.name, 'netpool': {
+                            'pool': settings, 'subnet': subnet.to_data(), 'index': index}},
+                        'changelog_message': message}
+                ident = old_ids.pop(subnet.cidr, None) or self._adopt_prefix(subnet.cidr, vrf)
+                if ident is None:
+                    self.client.request('POST', '/ipam/prefixes/', body=body)
+                else:
+                    self.client.request('PATCH', '/ipam/prefixes/%d/' % ident, body=body)
+            for ident in old_ids.values():
+                self.client.request('DELETE', '/ipam/prefixes/%d/' % ident, body={'changelog_message': message})
+        self.client.later(send)
+
+    def _adopt_prefix(self, cidr, vrf):
+        """The id of a prefix NetBox already has for this cidr in the VRF (made by hand), or None."""
+        found = self.client.get('/ipam/prefixes/', {'prefix': cidr, 'vrf_id': 'null' if vrf is None else vrf, 'limit': 2})
+        return found['results'][0]['id'] if found['results'] else None
+
+    def delete_pool(self, namespace, name):
+        old = self.get_pool(namespace, name)
+        self.client.tx.pools[(namespace, name)] = None
+        if old is None:
+            return
+
+        def send(message):
+            params = self.client.scoped(namespace, {'cf_netpool_pool': name})
+            for path in ('/ipam/ip-ranges/', '/ipam/ip-addresses/'):
+                for obj in self.client.all(path, dict(params, tag=TAG) if path == '/ipam/ip-ranges/' else
+                                           dict(params, status='deprecated')):
+                    if (obj['custom_fields'] or {}).get('netpool_pool') == name:
+                        self.client.request('DELETE', '%s%d/' % (path, obj['id']), body={'changelog_message': message})
+            for ident in old.prefix_ids.values():
+                self.client.request('DELETE', '/ipam/prefixes/%d/' % ident, body={'changelog_message': message})
+        self.client.later(send)
+
+    # -- reservations ---------------------------------------------------
+    def get_reservation(self, namespace, pool, owner, key):
+        ident = (namespace, pool, owner, key)
+        if self.client.tx is not None and ident in self.client.tx.reservations:
+            return self.client.tx.reservations[ident]
+        tx = self.client.tx
+        if tx is not None and not tx.write and self.client.graphql and claim(*ident) not in tx.claims \
+                and (namespace, pool) not in tx.pools:
+            self._read_with_pool(ident)
+        found = self.client.by_claim(namespace, pool, owner, key)
+        return reservation_of(namespace, found[0]) if found else None
+
+    def prefetch(self, namespace, pool, owners, key):
+        """Read at once, in one GraphQL request, what a change of ``owners``' reservations in ``pool`` reads next:
+        their claims, the namespace's pools, the pool's IP ranges and what is due in the namespace (see
+        ``READ_FOR_CHANGE``). Where GraphQL cannot be used, each is read by the REST API when asked for."""
+        tx = self.client.tx
+        if tx is None or not self.client.graphql:
+            return
+        claims = [claim(namespace, pool, owner, key) for owner in owners]
+        bound = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(int(time.time()) + DUE_MARGIN))
+        # every claim in one question: a regular expression (NetBox allows 10 aliases a query, and its ``in_``
+        # lookup of a JSON field matches no string)
+        data = self.client.ask(READ_FOR_CHANGE, {
+            'claims': '^(%s)$' % '|'.join(re.escape(c) for c in claims), 'pool': pool,
+            'from': '1970-01-01T00:00:00+00:00', 'to': netbox_time(bound)})
+        if data is None:
+            return
+        here = self._here(namespace)
+        held = [o for o in (rest_shape(o) for o in data['a'] or []) if here(o)]
+        for wanted in claims:
+            tx.claims[wanted] = sorted((o for o in held if o['custom_fields'].get('netpool_claim') == wanted),
+                                       key=lambda o: o['id'])
+        prefixes = [p for p in (rest_shape(p) for p in data['p'] or []) if here(p) and TAG in p['tags']
+                    and isinstance(p['custom_fields'].get('netpool'), dict)]
+        tx.listed[namespace] = pools_of(namespace, prefixes)
+        tx.ranges[(namespace, pool)] = [r for r in (rest_shape(r) for r in data['r'] or []) if here(r)
+                                        and TAG in r['tags']]
+        tx.read[namespace] = (bound, [o for o in (rest_shape(o) for o in data['d'] or []) if here(o)])
+        vrfs = set((o['vrf'] or {}).get('id') for o in held + prefixes if o.get('vrf'))
+        if namespace != 'default' and len(vrfs) == 1:
+            self.client.vrfs.setdefault(namespace, int(vrfs.pop()))
+
+    def _here(self, namespace):
+        """Whether an object read through GraphQL is in the namespace's VRF."""
+        global_table = namespace == 'default'
+
+        def here(obj):
+            vrf = obj.get('vrf')
+            return vrf is None if global_table else vrf is not None and vrf.get('name') == namespace
+        return here
+
+    def get_reservations(self, namespace, pool, owners, key):
+        """Those read by ``expect`` already; the others by the REST API, many claims per request."""
+        tx = self.client.tx
+        if tx is not None:
+            missing = [claim(namespace, pool, owner, key) for owner in owners
+                       if (namespace, pool, owner, key) not in tx.reservations
+                       and claim(namespace, pool, owner, key) not in tx.claims]
+            params = self.client.scoped(namespace, {'limit': PAGE}) if len(missing) > 1 else None
+            for i in range(0, len(missing) if params is not None else 0, 40):
+                chunk = missing[i:i + 40]
+                found = self.client.all('/ipam/ip-addresses/', dict(params, cf_netpool_claim=chunk))
+                for wanted in chunk:
+                    tx.claims[wanted] = sorted((o for o in found if (o['custom_fields'] or {}).get('netpool_claim')
+                                                == wanted), key=lambda o: o['id'])
+        return Store.get_reservations(self, namespace, pool, owners, key)
+
+    def _read_with_pool(self, ident):
+        """Read a reservation and its pool in one request (NetBox's GraphQL API, a GET): a rerun that changes
+        nothing then costs one request. Where GraphQL is off, the REST API reads them in two."""
+        namespace, pool = ident[:2]
+        wanted = claim(*ident)
+        try:
+            data = self.client.get(self.client.graphql, {'query': READ_WITH_POOL, 'variables': json.dumps(
+                {'claim': wanted, 'pool': pool})})
+        except StoreUnavailable:
+            data = None     # GraphQL turned off, or not allowed: the REST API says what is wrong, if anything
+        if not isinstance(data, dict) or data.get('errors') or not isinstance(data.get('data'), dict):
+            self.client.graphql = None
+            return
+        global_table = namespace == 'default'
+
+        def here(obj):
+            vrf = obj.get('vrf')
+            return vrf is None if global_table else vrf is not None and vrf.get('name') == namespace
+
+        held = [dict(o, id=int(o['id']), status={'value': o['status']}, custom_fields=o.get('custom_field_data') or {})
+                for o in data['data']['a'] or []]
+        self.client.tx.claims[wanted] = sorted(
+            (o for o in held if o['custom_fields'].get('netpool_claim') == wanted), key=lambda o: o['id'])
+        prefixes = [dict(p, id=int(p['id']), custom_fields=p.get('custom_field_data') or {})
+                    for p in data['data']['p'] or [] if here(p) and TAG in [t['slug'] for t in p.get('tags') or []]]
+        prefixes = [p for p in prefixes if p['custom_fields'].get('netpool_pool') == pool
+                    and isinstance(p['custom_fields'].get('netpool'), dict)]
+        self.client.tx.pools[(namespace, pool)] = pools_of(namespace, prefixes).get(pool)
+
+    def holder(self, namespace, version, address):
+        for r in self._overlay(namespace, version=version, first=address, last=address, fetched=self._fetch(
+                namespace, {'address': iv.to_str(version, address)})):
+            return r
+        return None
+
+    def _fetch(self, namespace, params):
+        params = self.client.scoped(namespace, dict(params, status='active'))
+        if params is None:
+            return []
+        return [reservation_of(namespace, o) for o in self.client.all('/ipam/ip-addresses/', params)
+                if ours(o)]
+
+    def _overlay(self, namespace, fetched, pool=None, owner=None, key=None, version=None, first=None, last=None,
+                 expires_before=None):
+        """``fetched`` with this transaction's unsent changes applied, filtered exactly, sorted."""
+        by_ident = dict((r.ident, r) for r in fetched)
+        if self.client.tx is not None:
+            for ident, r in self.client.tx.reservations.items():
+                if ident[0] == namespace:
+                    by_ident[ident] = r
+        found = []
+        for r in by_ident.values():
+            if r is None or any(want is not None and want != have for want, have in (
+                    (pool, r.pool), (owner, r.owner), (key, r.key), (version, r.version))):
+                continue
+            if (first is not None and r.address < first) or (last is not None and r.address > last):
+                continue
+            if expires_before is not None and (r.expires_at is None or r.expires_at > expires_before):
+                continue
+            found.append(r)
+        return sorted(found, key=lambda r: (r.namespace, r.pool, r.version, r.address))
+
+    def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
+                          first=None, last=None, expires_before=None):
+        return self._find(namespace, pool, owner, key, version, first, last, expires_before)
+
+    def _find(self, namespace=None, pool=None, owner=None, key=None, version=None, first=None, last=None,
+              expires_before=None):
+        """``find_reservations``, for this store's own use (free space, counts)."""
+        namespaces = [namespace] if namespace is not None else self._namespaces()
+        found = []
+        for ns in namespaces:
+            if expires_before is not None and self.client.tx is not None and (owner, key, version, first) == (None,) * 4:
+                fetched = [reservation_of(ns, o) for o in self.client.due(ns, expires_before) if ours(o)]
+                found += self._overlay(ns, fetched, pool, expires_before=expires_before)
+                continue
+            params = {}
+            if pool is not None:
+                params['cf_netpool_pool'] = pool
+            if owner is not None:
+                params['cf_netpool_owner'] = owner
+            if version is not None:
+                params['family'] = version
+            if expires_before is not None:
+                params.update(expiring(expires_before))
+            if version is not None and first is not None and last is not None:
+                params['parent'] = str(iv.netaddr.spanning_cidr([iv.netaddr.IPAddress(first, version),
+                                                                 iv.netaddr.IPAddress(last, version)]))
+            found += self._overlay(ns, self._fetch(ns, params), pool, owner, key, version, first, last,
+                                   expires_before)
+        return found
+
+    def count_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
+                           first=None, last=None, expires_before=None):
+        """Counted by NetBox (one request per namespace, no address read) where its filters are exact: by pool
+        or owner, family and expiry, with no unsent change of this transaction; otherwise found and counted."""
+        if (pool is None and owner is None) or key is not None or first is not None or last is not None or \
+                (self.client.tx is not None and self.client.tx.reservations):
+            return len(self._find(namespace, pool, owner, key, version, first, last, expires_before))
+        total = 0
+        for ns in [namespace] if namespace is not None else self._namespaces():
+            params = self.client.scoped(ns, {'status': 'active', 'limit': 1})
+            if params is None:
+                continue
+            for name, value in (('cf_netpool_pool', pool), ('cf_netpool_owner', owner), ('family', version)):
+                if value is not None:
+                    params[name] = value
+            if expires_before is not None:
+                params.update(expiring(expires_before))
+            total += self.client.get('/ipam/ip-addresses/', params)['count']
+        return total
+
+    def save_reservation(self, reservation):
+        r = reservation.copy()
+        old = self.get_reservation(*r.ident)
+        if old is not None and old.to_data() == r.to_data() and getattr(old, 'sent', False):
+            return      # the allocation that created it sent exactly this
+        # an address check mode predicted is one NetBox holds free (``_predict``): no holder to look for
+        predicted = old is None and (r.version, r.address) in self.client.tx.predicted
+        holder = None if predicted else self.holder(r.namespace, r.version, r.address)
+        if holder is not None and holder.ident != r.ident:
+            raise AddressInUse('%s is already held by %s/%s in pool %s.'
+                               % (r.address_str, holder.owner, holder.key, holder.pool))
+        netbox_id = getattr(old, 'netbox_id', None)
+        r.netbox_id = netbox_id
+        self.client.tx.reservations[r.ident] = r
+        pool = self.get_pool(r.namespace, r.pool)
+
+        def send(message):
+            body = self._address_body(r, pool, message)
+            if netbox_id is None:
+                try:
+                    made = self.client.request('POST', '/ipam/ip-addresses/', body=body).json()
+                except Refused as e:
+                    raise self._conflict(r, e)
+                r.netbox_id = made['id']
+            else:
+                self.client.request('PATCH', '/ipam/ip-addresses/%d/' % netbox_id, body=body)
+                self.client.undoable(message, lambda undo: self.client.request(
+                    'PATCH', '/ipam/ip-addresses/%d/' % netbox_id, body=self._address_body(old, pool, undo)))
+        self.client.later(send)
+
+    def _conflict(self, r, refused):
+        if 'duplicate' in refused.text.lower() or 'unique' in refused.text.lower():
+            return AddressInUse('NetBox already has %s in namespace %s (an IP address this collection does not '
+                                'manage, or a reservation made meanwhile): %s'
+                                % (r.address_str, r.namespace, refused.text))
+        return InvalidArgument('NetBox refused %s for %s/%s in pool %s: %s'
+                               % (r.address_str, r.owner, r.key, r.pool, refused.text))
+
+    def _address_body(self, r, pool, message):
+        subnet = pool.subnet_of(r.version, r.address) if pool is not None else None
+        length = subnet.prefix_length if subnet is not None else (32 if r.version == 4 else 128)
+        body = claim_body(r, message)
+        body['address'] = address_cidr(r.version, r.address, length)
+        body['vrf'] = self.client.vrf(r.namespace, make=True)
+        return body
+
+    def delete_reservation(self, reservation):
+        old = self.get_reservation(*reservation.ident)
+        self.client.tx.reservations[reservation.ident] = None
+        if old is None or getattr(old, 'netbox_id', None) is None:
+            return
+        pool = self.get_pool(old.namespace, old.pool)
+
+        def send(message):
+            self.client.delete_address(old.netbox_id, message)
+            self.client.undoable(message, lambda undo: self.client.request(
+                'POST', '/ipam/ip-addresses/', body=self._address_body(old, pool, undo)))
+        self.client.later(send, frees=(old.version, old.address))
+
+    # -- history --------------------------------------------------------
+    def add_history(self, entry):
+        """NetBox keeps the history: the writes made for this entry carry it in their changelog message."""
+        message = changelog_message(entry)
+        for kept in self.client.tx.unnamed:
+            kept[1] = message
+        self.client.tx.unnamed = []
+
+    def find_history(self, namespace=None, pool=None, owner=None, address=None):
+        """The changes this collection made, from NetBox's change log, oldest first."""
+        groups, undone = {}, set()     # token of a history entry -> the changes made for it, in order
+        for change in self.client.all('/core/object-changes/', {'q': 'netpool:', 'ordering': 'time'}):
+            words = (change.get('message') or '').split(' ')
+            if words[:2] == ['netpool:', 'undo']:
+                undone.update(words[2:])            # what a task that failed made, and deleted again
+            elif len(words) > 5 and words[0] == 'netpool:' and TOKEN.match(words[1]):
+                groups.setdefault(words[1], []).append(change)
+        entries = []
+        for changes in sorted((g for token, g in groups.items() if token not in undone),
+                              key=lambda group: (group[0]['time'], group[0]['id'])):
+            entry = self._entry(changes)
+            if all(want is None or want == entry[k] for k, want in (
+                    ('namespace', namespace), ('pool', pool), ('owner', owner), ('address', address))):
+                entries.append(entry)
+        return entries
+
+    def _entry(self, changes):
+        """The SPEC history entry that the changes carrying one message made: what it names, from the message;
+        ``old`` and ``new``, from what NetBox recorded before and after them."""
+        words = [unquote(w) for w in changes[0]['message'].split(' ')[2:]]
+        words += [None] * (10 - len(words))
+        obj, action, namespace, pool = words[:4]
+        entry = {'time': changes[0]['time'][:19] + 'Z', 'namespace': namespace, 'pool': pool, 'object': obj,
+                 'action': action, 'owner': words[4], 'key': words[5], 'address': words[6], 'old': None, 'new': None}
+        if obj == 'reservation':
+            held = [(self._snapshot(namespace, c.get('prechange_data')), self._snapshot(namespace, c.get('postchange_data')))
+                    for c in changes if c['changed_object_type'] == 'ipam.ipaddress']
+            before = [old for old, _new in held if old is not None]
+            after = [new for _old, new in held if new is not None]
+            entry['old'] = before[0].to_data() if before else None
+            entry['new'] = after[-1].to_data() if after else None
+            if action == 'reassign':
+                entry['new'] = {'owner': words[7], 'key': words[8], 'pool': words[9]}
+            if entry['address'] == '-':
+                entry['address'] = (after or before)[-1].address_str if after or before else None
+        else:
+            prefixes = [c for c in changes if c['changed_object_type'] == 'ipam.prefix']
+            entry['old'] = pool_data(namespace, pool, [c.get('prechange_data') for c in prefixes])
+            entry['new'] = pool_data(namespace, pool, [c.get('postchange_data') for c in prefixes])
+        return entry
+
+    def _snapshot(self, namespace, data):
+        """The reservation an IP address held in a change log snapshot, or None."""
+        if not data or not (data.get('custom_fields') or {}).get('netpool_claim'):
+            return None
+        return reservation_of(namespace, data)
+
+    def clear_history(self):
+        raise Unsupported("NetBox keeps its change log itself: the NetBox store cannot replace a whole state's "
+                          "history. Import into a SQLite, JSON or PostgreSQL store instead.")
