@@ -18,7 +18,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
 
 #: ranges larger than this get no map
 MAP_LIMIT = 4096
-#: A time after every expires_at (ttl is at most ``_service.MAX_DURATION``): ``expires_before=FOREVER`` is every lease.
+#: A time after every expires_at (ttl is at most ``_checks.MAX_DURATION``): ``expires_before=FOREVER`` is every lease.
 FOREVER = '9999-12-31T23:59:59Z'
 
 

@@ -19,94 +19,15 @@ and given back, and when. The result dicts are shaped in ``_results``.
 """
 
 import random
-import re
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _metadata, _tree
+from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _tree
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, DamagedRow, InvalidArgument, PoolExhausted, PoolInUse,
     PoolNotFound, PoolOverlap, pool_not_found)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
 from ansible_collections.netpool.ipam.plugins.module_utils._results import Results
 from ansible_collections.netpool.ipam.plugins.module_utils import _verify
-
-
-STRATEGIES = ('first', 'random')
-FAMILIES = {'ipv4': 4, 'ipv6': 6}
-NAME_LIMIT = 255
-#: the longest ttl or reuse_delay: 100 years (a time past year 9999 cannot be stored or compared)
-MAX_DURATION = 100 * 365 * 86400
-_UNITS = {'s': 1, 'm': 60, 'h': 3600, 'd': 86400, 'w': 604800}
-
-
-def parse_duration(value, what):
-    """Seconds from an int or a string like ``90``, ``30m``, ``12h``, ``7d``."""
-    given = value
-    if isinstance(value, bool):
-        value = None
-    if isinstance(value, int):
-        seconds = value
-    else:
-        match = re.match(r'^\s*(\d+)\s*([smhdw]?)\s*$', value if isinstance(value, str) else '')
-        if not match:
-            raise InvalidArgument("%s must be a number of seconds or a duration like '30m', '12h' or '7d', got %r."
-                                  % (what, given))
-        seconds = int(match.group(1)) * _UNITS[match.group(2) or 's']
-    if seconds < 0:
-        raise InvalidArgument('%s must not be negative, got %r.' % (what, value))
-    if seconds > MAX_DURATION:
-        raise InvalidArgument('%s must be at most %d seconds (100 years), got %r.' % (what, MAX_DURATION, value))
-    return seconds
-
-
-def check_name(value, what):
-    """A namespace, pool, owner or key: a non-empty printable string of at most 255 characters."""
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidArgument('%s must be a non-empty string, got %r.' % (what, value))
-    if len(value) > NAME_LIMIT:
-        raise InvalidArgument('%s is %d characters long; at most %d are allowed.' % (what, len(value), NAME_LIMIT))
-    if not value.isprintable():
-        raise InvalidArgument('%s %r contains control characters.' % (what, value))
-    return value
-
-
-def check_metadata(value):
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise InvalidArgument('metadata must be a dict of names to strings, numbers or booleans, got %r.' % (value,))
-    for k, v in value.items():
-        check_name(k, 'a metadata name')
-        if v is None or not isinstance(v, (str, int, float, bool)):
-            raise InvalidArgument('metadata %r must be a string, a number or a boolean, got %r. '
-                                  'Nested values are not kept: flatten them.' % (k, v))
-    return dict(value)
-
-
-def _family(family):
-    if family is None:
-        return None
-    if family not in FAMILIES:
-        raise InvalidArgument("family must be 'ipv4' or 'ipv6', got %r." % (family,))
-    return FAMILIES[family]
-
-
-def _as_list(value, what):
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return [value]
-    if not isinstance(value, (list, tuple)):
-        raise InvalidArgument('%s must be a string or a list of strings, got %r.' % (what, value))
-    return list(value)
-
-
-def _address(text, what='address'):
-    try:
-        a = iv.parse_address(text)
-    except (ValueError, TypeError) as e:
-        raise InvalidArgument('%s: %s' % (what, e))
-    return a.version, int(a)
 
 
 def _usable_only(subnet, spans):
@@ -301,52 +222,22 @@ class Service(object):
 
     def _subnet(self, spec, old=None, force=False):
         """A Subnet from a module's subnet dict; keys not given keep ``old``'s values."""
-        if not isinstance(spec, dict):
-            raise InvalidArgument('Each subnet must be a dict with at least cidr, got %r.' % (spec,))
-        unknown = set(spec) - set(('cidr', 'gateway', 'dns', 'ranges', 'exclude'))
-        if unknown:
-            raise InvalidArgument('Unknown subnet option(s) %s; a subnet takes cidr, gateway, dns, ranges and exclude.'
-                                  % ', '.join(sorted(unknown)))
-        if not spec.get('cidr'):
-            raise InvalidArgument('A subnet needs a cidr such as 10.0.0.0/24, got %r.' % (spec,))
-        try:
-            network = iv.parse_network(spec['cidr'])
-        except (ValueError, TypeError) as e:
-            raise InvalidArgument('subnet cidr: %s' % e)
-        cidr = str(network.cidr)
+        network = _checks.subnet_network(spec)
         gateway = old.gateway if old is not None and spec.get('gateway') is None else None
         if spec.get('gateway') is not None:
-            version, gateway = _address(spec['gateway'], 'gateway')
-            if version != network.version or not network.first <= gateway <= network.last:
-                raise InvalidArgument('The gateway %s is outside the subnet %s.' % (spec['gateway'], cidr))
+            gateway = _checks.gateway(spec['gateway'], network)
         dns = old.dns if old is not None and spec.get('dns') is None else []
         if spec.get('dns') is not None:
-            dns = [iv.to_str(*_address(d, 'dns')) for d in _as_list(spec['dns'], 'dns')]
+            dns = _checks.dns(spec['dns'])
         subnet = Subnet(network, gateway=gateway, dns=dns)
-        ranges = self._spans(subnet, spec.get('ranges'), 'ranges')
+        ranges = _checks.spans(subnet, spec.get('ranges'), 'ranges')
         if ranges is not None:
             subnet.ranges = iv.merge(ranges if force else _usable_only(subnet, ranges))
         elif old is not None:
             subnet.ranges = old.ranges
-        exclude = self._spans(subnet, spec.get('exclude'), 'exclude')
+        exclude = _checks.spans(subnet, spec.get('exclude'), 'exclude')
         subnet.exclude = iv.merge(exclude) if exclude is not None else (old.exclude if old is not None else [])
         return subnet
-
-    @staticmethod
-    def _spans(subnet, specs, what):
-        specs = _as_list(specs, what)
-        if specs is None:
-            return None
-        spans = []
-        for spec in specs:
-            try:
-                version, first, last = iv.parse_range(spec)
-            except (ValueError, TypeError) as e:
-                raise InvalidArgument('%s: %s' % (what, e))
-            if not subnet.covers(version, first, last):
-                raise InvalidArgument('The range %s in %s lies outside the subnet %s.' % (spec, what, subnet.cidr))
-            spans.append((first, last))
-        return spans
 
     def _check_overlap(self, pool):
         """pool_overlap unless the pool's subnets are clear of every other pool of the namespace."""
@@ -375,31 +266,8 @@ class Service(object):
     # -- pools (SPEC §3.4, §3.6) ------------------------------------------
     def pool(self, name, namespace='default', state='present', subnets=None, parent=None, prefix_length=None,
              strategy=None, reuse_delay=None, description=None, metadata=None, force=False, check=False):
-        check_name(namespace, 'namespace')
-        check_name(name, 'pool name')
-        if state not in ('present', 'absent'):
-            raise InvalidArgument("state must be 'present' or 'absent', got %r." % (state,))
-        if strategy is not None and strategy not in STRATEGIES:
-            raise InvalidArgument("strategy must be 'first' or 'random', got %r." % (strategy,))
-        if reuse_delay is not None:
-            reuse_delay = parse_duration(reuse_delay, 'reuse_delay')
-        metadata = _metadata.pool(check_metadata(metadata))
-        if description is not None and not isinstance(description, str):
-            raise InvalidArgument('description must be a string, got %r.' % (description,))
-        if subnets is not None and (not isinstance(subnets, list) or not subnets):
-            raise InvalidArgument('subnets must be a non-empty list of subnets (each with a cidr).')
-        if parent is not None:
-            check_name(parent, 'parent')
-            if parent == name:
-                raise InvalidArgument("Pool '%s' cannot be its own parent." % name)
-            if subnets is not None:
-                raise InvalidArgument('A child pool takes parent and prefix_length, not subnets: '
-                                      'its subnet is carved from the parent.')
-            if prefix_length is None:
-                raise InvalidArgument('parent needs prefix_length: the size of the prefix to carve from it.')
-        if prefix_length is not None and (parent is None or isinstance(prefix_length, bool)
-                                          or not isinstance(prefix_length, int) or not 0 <= prefix_length <= 128):
-            raise InvalidArgument('prefix_length must be an integer from 0 to 128, given with parent.')
+        reuse_delay, metadata = _checks.pool_arguments(name, namespace, state, subnets, parent, prefix_length,
+                                                       strategy, reuse_delay, description, metadata)
         with self.store.transaction(commit=not check):
             self.store.lock_namespace(namespace)
             old = self.store.get_pool(namespace, name)
@@ -594,24 +462,13 @@ class Service(object):
     # -- ranges (SPEC §3.4) -----------------------------------------------
     def range(self, pool, ranges, namespace='default', kind='allocatable', state='present', force=False,
               check=False):
-        check_name(namespace, 'namespace')
-        check_name(pool, 'pool')
-        if kind not in ('allocatable', 'excluded'):
-            raise InvalidArgument("kind must be 'allocatable' or 'excluded', got %r." % (kind,))
-        if state not in ('present', 'absent'):
-            raise InvalidArgument("state must be 'present' or 'absent', got %r." % (state,))
-        specs = _as_list(ranges, 'range')
-        if not specs:
-            raise InvalidArgument('range needs at least one range spec such as 10.0.0.10-10.0.0.50.')
+        specs = _checks.range_arguments(namespace, pool, ranges, kind, state)
         with self.store.transaction(commit=not check):
             self._lock_family(namespace, pool)
             old = self._pool(namespace, pool)
             new = old.copy()
             for spec in specs:
-                try:
-                    version, first, last = iv.parse_range(spec)
-                except (ValueError, TypeError) as e:
-                    raise InvalidArgument('range: %s' % e)
+                version, first, last = _checks.span(spec, 'range')
                 subnet = next((s for s in new.subnets if s.covers(version, first, last)), None)
                 if subnet is None:
                     raise AddressOutOfPool("The range %s is not inside one subnet of pool '%s' (%s)."
@@ -648,73 +505,17 @@ class Service(object):
         An element is an owner, or a dict with ``owner`` and its own ``address`` and/or ``metadata`` (which
         replace ``metadata`` for it). ``address`` names one address: with several owners it is given per
         element. The result lists ``reservations`` in the order of ``owners``."""
-        requests = self._owner_requests(owners, address, metadata)
+        requests = _checks.owner_requests(owners, address, metadata)
         results = self._reserve(pool, requests, key, namespace, family, ttl, force, reassign, check)
         return {'changed': any(changed for changed, _b, _a in results),
                 'reservations': [after for _c, _b, after in results],
                 'diff': {'before': {'reservations': [before for _c, before, _a in results]},
                          'after': {'reservations': [after for _c, _b, after in results]}}}
 
-    @staticmethod
-    def _owner_requests(owners, address, metadata):
-        """``(owner, address, metadata)`` for each element of ``owners`` (see ``reserve_owners``)."""
-        if not isinstance(owners, (list, tuple)):
-            raise InvalidArgument('owners must be a list of owners, got %r.' % (owners,))
-        if address is not None and len(owners) > 1:
-            raise InvalidArgument('address names the address of one owner: with several owners, give each its '
-                                  'own in its element of owners ({owner: NAME, address: ADDRESS}).')
-        requests, seen = [], set()
-        for i, element in enumerate(owners):
-            if isinstance(element, dict):
-                unknown = sorted(set(element) - set(('owner', 'address', 'metadata')))
-                if unknown:
-                    raise InvalidArgument('owners[%d] has %s: an element of owners takes owner, address and '
-                                          'metadata only.' % (i, ', '.join(repr(k) for k in unknown)))
-                owner = element.get('owner')
-                request = (owner, element.get('address', address), element.get('metadata', metadata))
-            else:
-                owner, request = element, (element, address, metadata)
-            check_name(owner, 'owners[%d] (an owner)' % i)
-            if owner in seen:
-                raise InvalidArgument('owners lists %r twice: each owner holds one address per key and pool; '
-                                      'list it once.' % (owner,))
-            seen.add(owner)
-            requests.append(request)
-        return requests
-
     def _reserve(self, pool, requests, key, namespace, family, ttl, force, reassign, check):
         """``(changed, before, after)`` for each ``(owner, address, metadata)`` of ``requests``, reserved in
         order in one transaction."""
-        check_name(namespace, 'namespace')
-        check_name(pool, 'pool')
-        for owner, _address_, _metadata_ in requests:
-            check_name(owner, 'owner')
-        check_name(key, 'key')
-        version = _family(family)
-        if ttl is not None:
-            ttl = parse_duration(ttl, 'ttl')
-            if ttl == 0:
-                raise InvalidArgument('ttl must be at least one second; leave it out for a reservation that '
-                                      'never expires.')
-        wanted = {}
-        for owner, address, metadata in requests:
-            if address is not None:
-                wanted[owner] = _address(address)
-                if version is not None and wanted[owner][0] != version:
-                    raise InvalidArgument('address %s is not of family %s.' % (address, family))
-            if reassign and address is None:
-                raise InvalidArgument('reassign needs address: the address to take over.')
-        asked = {}
-        for owner, _a, _m in requests:
-            if owner in wanted and wanted[owner] in asked:
-                # SPEC §3.1 Batches: one address has one holder, whatever reassign says
-                raise InvalidArgument("owners '%s' and '%s' both ask for %s: an address has one holder. Give each "
-                                      "owner an address of its own." % (asked[wanted[owner]], owner,
-                                                                       iv.to_str(*wanted[owner])))
-            if owner in wanted:
-                asked[wanted[owner]] = owner
-        requests = [(owner, wanted.get(owner), _metadata.reservation(check_metadata(metadata)))
-                    for owner, _a, metadata in requests]
+        version, ttl, requests = _checks.reserve_arguments(namespace, pool, requests, key, family, ttl, reassign)
         owners = [owner for owner, _a, _m in requests]
         if not owners:
             return []
@@ -747,11 +548,11 @@ class Service(object):
             held = self.store.get_reservations(namespace, pool, owners, key)
             results = [None] * len(requests)
             order = self._plan(requests, held)
-            currents = {}
+            currents, statics = {}, any(at is not None for _o, at, _m in requests)
             for i in order:
                 owner, at, metadata = requests[i]
                 # a static address of this task may have moved or taken over one read above: read it again
-                currents[i] = current = self.store.get_reservation(namespace, pool, owner, key) if wanted \
+                currents[i] = current = self.store.get_reservation(namespace, pool, owner, key) if statics \
                     else held.get(owner)
                 if at is not None:
                     results[i] = self._reserve_one(p, owner, key, current, at, version, metadata, ttl, force,
@@ -908,31 +709,8 @@ class Service(object):
                 owners=None):
         """Release what ``owner`` holds (one key, one pool, or the namespace), what each of ``owners`` holds
         (in list order, one transaction), or, with ``keep_owners``, what every other owner of ``pool`` holds."""
-        check_name(namespace, 'namespace')
-        if pool is not None:
-            check_name(pool, 'pool')
-        if keep_owners is not None:
-            if owner is not None or owners is not None or key is not None:
-                raise InvalidArgument('keep_owners sweeps a whole pool: give it without owner, owners and key.')
-            if pool is None:
-                raise InvalidArgument('keep_owners needs pool: the pool to sweep.')
-            if not isinstance(keep_owners, (list, tuple)) or not all(isinstance(o, str) for o in keep_owners):
-                raise InvalidArgument('keep_owners must be a list of owners (strings), got %r.' % (keep_owners,))
-            keep = set(keep_owners)
-        else:
-            if owner is not None and owners is not None:
-                raise InvalidArgument('owner and owners are mutually exclusive: give one owner, or a list.')
-            if owner is None and owners is None:
-                raise InvalidArgument('Releasing needs owner (and optionally key and pool), or pool and keep_owners '
-                                      'to sweep every other owner.')
-            if owners is not None:
-                owners = [owner for owner, _a, _m in self._owner_requests(owners, None, None)]
-            else:
-                owners = [check_name(owner, 'owner')]
-            if key is not None:
-                check_name(key, 'key')
-            if key is not None and pool is None:
-                raise InvalidArgument('key needs pool: a key names a reservation within one pool.')
+        owners = _checks.release_arguments(namespace, pool, owner, owners, key, keep_owners)
+        keep = set(keep_owners) if keep_owners is not None else None
         with self.store.transaction(commit=not check):
             if pool is not None:
                 self._lock_family(namespace, pool)
@@ -969,7 +747,7 @@ class Service(object):
         pools and keys; a pool of ``pools`` that does not exist is ``pool_not_found``. ``pools`` lists the pool
         names in the order given (else sorted); reservations are sorted by that order, then key, then
         (family, address). An expired lease is not held (as ``info`` reads it)."""
-        check_name(namespace, 'namespace')
+        _checks.check_name(namespace, 'namespace')
         with self.store.transaction(write=False):
             by_name = dict((p.name, p) for p in self.store.list_pools(namespace))
             names = sorted(by_name) if pools is None else list(pools)
@@ -995,7 +773,7 @@ class Service(object):
         every problem found (``repaired`` true for those repair fixed) and, per pool rebuilt, its free spans
         before and after."""
         if namespace is not None:
-            check_name(namespace, 'namespace')
+            _checks.check_name(namespace, 'namespace')
         with self.store.transaction(write=bool(repair), commit=bool(repair) and not check):
             names = [namespace] if namespace is not None else _verify.namespaces(self.store)
             if repair:      # no pool of a namespace being repaired changes meanwhile
@@ -1055,8 +833,8 @@ class Service(object):
         return result
 
     def _info(self, namespace, pool, owner, key, address, history, map):
-        check_name(namespace, 'namespace')
-        wanted = _address(address) if address is not None else None
+        _checks.check_name(namespace, 'namespace')
+        wanted = _checks.address(address) if address is not None else None
         with self.store.transaction(write=False):
             pools = self.store.list_pools(namespace)
             by_name = dict((p.name, p) for p in pools)

@@ -25,7 +25,7 @@ from netpool_terraform.provider import Base, Object, add_bug, known, strings, un
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _metadata, _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError, InvalidArgument, PoolNotFound
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
-from ansible_collections.netpool.ipam.plugins.module_utils._service import (
+from ansible_collections.netpool.ipam.plugins.module_utils._checks import (
     FAMILIES, STRATEGIES, check_name, parse_duration)
 
 
