@@ -21,19 +21,13 @@ and given back, and when. The result dicts are shaped in ``_results``.
 import random
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _tree
+from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _reshape, _tree
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, DamagedRow, InvalidArgument, PoolExhausted, PoolInUse,
     PoolNotFound, PoolOverlap, pool_not_found)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
 from ansible_collections.netpool.ipam.plugins.module_utils._results import Results
 from ansible_collections.netpool.ipam.plugins.module_utils import _verify
-
-
-def _usable_only(subnet, spans):
-    """Spans less the subnet's network/broadcast (IPv6: subnet-router) addresses."""
-    usable = iv.usable(subnet.network)
-    return iv.intersect(spans, [usable] if usable else [])
 
 
 class Service(object):
@@ -109,136 +103,6 @@ class Service(object):
                 self._release(r, member, 'expire')
             free.settle(member, now)
 
-    # -- input ----------------------------------------------------------
-    @staticmethod
-    def _network_of(spec):
-        """The parsed cidr of a subnet dict, or None (``_subnet`` then says what is wrong with it)."""
-        if isinstance(spec, dict) and spec.get('cidr'):
-            try:
-                return iv.parse_network(spec['cidr'])
-            except (ValueError, TypeError):
-                pass
-        return None
-
-    @staticmethod
-    def _implicit_ranges(subnet):
-        """True if the subnet's ranges are its usable hosts: ranges never given (the model stores them always)."""
-        usable = iv.usable(subnet.network)
-        return subnet.ranges == ([usable] if usable else [])
-
-    def _sources(self, name, specs, olds, force):
-        """For each subnet dict of a ``pool`` task, the Subnet whose values it keeps where it gives none, or None
-        (SPEC §3.4).
-
-        The same cidr is that subnet. A new cidr that contains, or is contained in, exactly one subnet of the
-        pool (one no other dict keeps as it is) is that subnet resized (``_carry``); several new cidrs may come
-        from one (a split). A new cidr containing several subnets merges them: it is a new subnet, and
-        ``_check_merge`` refuses it when it would drop what they had.
-        """
-        networks = [self._network_of(spec) for spec in specs]
-        kept = set(str(n.cidr) for n in networks if n is not None)
-        by_cidr = dict((s.cidr, s) for s in olds)
-        sources = [None] * len(specs)
-        resized = {}        # old cidr -> the indexes of the dicts it became
-        for i, network in enumerate(networks):
-            if network is None:
-                continue
-            cidr = str(network.cidr)
-            if cidr in by_cidr:
-                sources[i] = by_cidr[cidr]
-                continue
-            nested = [s for s in olds if s.cidr not in kept and s.version == network.version
-                      and s.first <= network.last and network.first <= s.last]
-            if len(nested) == 1:
-                resized.setdefault(nested[0].cidr, []).append(i)
-            elif nested:
-                self._check_merge(name, specs[i], cidr, nested)
-        for cidr, indexes in resized.items():
-            carried = self._carry(name, by_cidr[cidr], [(specs[i], networks[i]) for i in indexes], force)
-            for i, subnet in zip(indexes, carried):
-                sources[i] = subnet
-        return sources
-
-    def _carry(self, name, old, targets, force):
-        """What subnet ``old`` hands to the subnets it was resized into (``targets``: (dict, network) pairs):
-        its dns, and the gateway, explicit ranges and exclusions that fall inside each. One that falls inside
-        none of them, and that they do not all give anew, is invalid_argument; implicit ranges stay implicit."""
-        spans = iv.merge((int(n.first), int(n.last)) for _spec, n in targets)
-        new = ' and '.join(str(n.cidr) for _spec, n in targets)
-        new = ('its new cidrs ' if len(targets) > 1 else 'its new cidr ') + new
-        implicit = self._implicit_ranges(old)
-
-        def anew(key):
-            return all(spec.get(key) is not None for spec, _n in targets)
-
-        if old.gateway is not None and not iv.contains(spans, old.gateway) and not anew('gateway'):
-            raise InvalidArgument("The gateway %s of subnet %s in pool '%s' is outside %s. Give a gateway anew "
-                                  "inside the new cidr, or keep the cidr."
-                                  % (iv.to_str(old.version, old.gateway), old.cidr, name, new))
-        for what, key, kind, olds in (('range', 'ranges', 'allocatable', [] if implicit else old.ranges),
-                                      ('exclusion', 'exclude', 'excluded', old.exclude)):
-            left = [] if anew(key) else iv.subtract(olds, spans)
-            for first, last in olds:
-                if iv.intersect([(first, last)], left):
-                    raise InvalidArgument(
-                        "The %s %s of subnet %s in pool '%s' is not inside %s. Give %s anew with the new cidr, or "
-                        "remove it first (netpool.ipam.range with kind: %s and state: absent)."
-                        % (what, iv.format_span(old.version, first, last), old.cidr, name, new, key, kind))
-        carried = []
-        for _spec, network in targets:
-            here = [(int(network.first), int(network.last))]
-            subnet = Subnet(network, dns=old.dns, exclude=iv.intersect(old.exclude, here),
-                            gateway=old.gateway if old.gateway is not None and iv.contains(here, old.gateway) else None)
-            if not implicit:
-                ranges = iv.intersect(old.ranges, here)
-                subnet.ranges = iv.merge(ranges if force else _usable_only(subnet, ranges))
-            carried.append(subnet)
-        return carried
-
-    @staticmethod
-    def _check_merge(name, spec, cidr, nested):
-        """invalid_argument if the subnet ``cidr``, which merges the subnets ``nested``, would drop a value of
-        theirs it does not give anew: which subnet's gateway or exclusions it should keep is not guessed."""
-        dropped = []
-        for s in nested:
-            if s.gateway is not None and spec.get('gateway') is None:
-                dropped.append(('gateway', 'the gateway %s of %s' % (iv.to_str(s.version, s.gateway), s.cidr)))
-            if s.dns and spec.get('dns') is None:
-                dropped.append(('dns', 'the dns %s of %s' % (', '.join(s.dns), s.cidr)))
-            for key, what, olds in (('ranges', 'ranges', [] if Service._implicit_ranges(s) else s.ranges),
-                                    ('exclude', 'exclusions', s.exclude)):
-                if olds and spec.get(key) is None:
-                    dropped.append((key, 'the %s %s of %s' % (what, ', '.join(
-                        iv.format_span(s.version, a, b) for a, b in olds), s.cidr)))
-        if dropped:
-            keys = []
-            for key, _text in dropped:
-                if key not in keys:
-                    keys.append(key)
-            raise InvalidArgument("The subnet %s of pool '%s' merges its subnets %s, and nothing carries over into a "
-                                  "merge: it would drop %s. Give %s anew with it."
-                                  % (cidr, name, ' and '.join(s.cidr for s in nested),
-                                     '; '.join(text for _key, text in dropped), ', '.join(keys)))
-
-    def _subnet(self, spec, old=None, force=False):
-        """A Subnet from a module's subnet dict; keys not given keep ``old``'s values."""
-        network = _checks.subnet_network(spec)
-        gateway = old.gateway if old is not None and spec.get('gateway') is None else None
-        if spec.get('gateway') is not None:
-            gateway = _checks.gateway(spec['gateway'], network)
-        dns = old.dns if old is not None and spec.get('dns') is None else []
-        if spec.get('dns') is not None:
-            dns = _checks.dns(spec['dns'])
-        subnet = Subnet(network, gateway=gateway, dns=dns)
-        ranges = _checks.spans(subnet, spec.get('ranges'), 'ranges')
-        if ranges is not None:
-            subnet.ranges = iv.merge(ranges if force else _usable_only(subnet, ranges))
-        elif old is not None:
-            subnet.ranges = old.ranges
-        exclude = _checks.spans(subnet, spec.get('exclude'), 'exclude')
-        subnet.exclude = iv.merge(exclude) if exclude is not None else (old.exclude if old is not None else [])
-        return subnet
-
     def _check_overlap(self, pool):
         """pool_overlap unless the pool's subnets are clear of every other pool of the namespace."""
         seen = []
@@ -291,8 +155,8 @@ class Service(object):
                 if old is not None and old.parent is not None:
                     raise InvalidArgument("Pool '%s' is a child of '%s': its subnet is carved, not given."
                                           % (name, old.parent))
-                sources = self._sources(name, subnets, old.subnets if old else [], force)
-                new.subnets = [self._subnet(spec, source, force) for spec, source in zip(subnets, sources)]
+                sources = _reshape.sources(name, subnets, old.subnets if old else [], force)
+                new.subnets = [_reshape.subnet(spec, source, force) for spec, source in zip(subnets, sources)]
             if old is not None and new.to_data() == old.to_data():
                 return self.results.pool_result(False, old, new, released=[])
             new.updated_at = now
@@ -306,7 +170,7 @@ class Service(object):
                 if new.parent is None:
                     self._check_overlap(new)
                 if old is not None:
-                    self._check_resized(old, new)
+                    _reshape.check_resized(self.store, self._stamp(), old, new)
                 released = self._check_shrink(old, new, children, force)
             self.store.save_pool(new)
             if reshaped:
@@ -323,45 +187,6 @@ class Service(object):
         (gateway, exclusions, network and broadcast addresses) holds in them at once (``_tree``)."""
         for below in tree.descendants(pool):
             self.store.free_space().rebuild(below)
-
-    @staticmethod
-    def _landmarks(subnet):
-        """``{address: what}`` of a subnet's network and broadcast (IPv6: subnet-router) addresses and gateway."""
-        found = {}
-        if subnet.version == 4 and subnet.prefix_length <= 30:
-            found[subnet.first], found[subnet.last] = 'network address', 'broadcast address'
-        elif subnet.version == 6 and subnet.prefix_length <= 127:
-            found[subnet.first] = 'subnet-router address'
-        if subnet.gateway is not None:
-            found.setdefault(subnet.gateway, 'gateway')
-        return found
-
-    def _check_resized(self, old, pool):
-        """invalid_argument if a resized subnet of ``pool`` (a new cidr over one or more of the ``old`` pool's
-        subnets: resized, split or merged) would leave a reservation of the namespace (the pool's or a child
-        pool's) on what its new cidr makes its network or broadcast address, or on its gateway (SPEC §3.4),
-        naming the owner and the address. One indexed look-up per address; one that already was such an address
-        of the old subnets (a reservation forced there on purpose) is left as it is."""
-        kept = set(s.cidr for s in old.subnets)
-        for subnet in pool.subnets:
-            if subnet.cidr in kept:
-                continue
-            sources = [source for source in old.subnets if source.overlaps(subnet)]
-            if not sources:
-                continue        # a new subnet: nothing of the namespace is held there
-            before = {}
-            for source in sources:
-                before.update(self._landmarks(source))
-            for n, what in sorted(self._landmarks(subnet).items()):
-                holder = None if n in before else self.store.holder(pool.namespace, subnet.version, n)
-                if holder is not None and not holder.expired(self._stamp()):
-                    raise InvalidArgument(
-                        "The new subnet %s of pool '%s' would leave owner '%s' key '%s' (pool '%s') on %s, the %s "
-                        "of %s. Release or move that reservation first, or choose another cidr."
-                        % (subnet.cidr, pool.name, holder.owner, holder.key, holder.pool,
-                           holder.address_str, what, subnet.cidr),
-                        holder={'pool': holder.pool, 'owner': holder.owner, 'key': holder.key,
-                                'address': holder.address_str})
 
     def _check_shrink(self, old, new, children, force):
         """pool_in_use if the new subnets leave reservations (or child pools) outside; force releases them
@@ -477,7 +302,7 @@ class Service(object):
                 spans = [(first, last)]
                 if state == 'present':
                     if kind == 'allocatable' and not force:
-                        spans = _usable_only(subnet, spans)
+                        spans = _reshape.usable_only(subnet, spans)
                     setattr(subnet, attr, iv.merge(getattr(subnet, attr) + spans))
                 else:
                     setattr(subnet, attr, iv.subtract(getattr(subnet, attr), spans))
