@@ -590,49 +590,11 @@ class Service(object):
         return {'pools': names, 'reservations': [self.results.reservation(r, by_name[r.pool]) for r in kept]}
 
     def verify(self, namespace=None, repair=False, check=False):
-        """The store checked against the invariants of SPEC §5 (``_verify``): one namespace, or every
-        namespace with None. Without ``repair`` nothing is written. ``repair`` rebuilds the free spans of
-        every pool whose free space is wrong (derived state: the only problems that need no human decision)
-        in one transaction, recorded in history (``pool`` / ``repair``); with ``check`` it reports what it
-        would repair and writes nothing. Returns ``{'changed': bool, 'problems': [...], 'repaired': [...]}``:
-        every problem found (``repaired`` true for those repair fixed) and, per pool rebuilt, its free spans
-        before and after."""
+        """The store checked against the invariants of SPEC §5, and with ``repair`` its derived state rebuilt
+        (``_verify.verify``)."""
         if namespace is not None:
             _checks.check_name(namespace, 'namespace')
-        with self.store.transaction(write=bool(repair), commit=bool(repair) and not check):
-            names = [namespace] if namespace is not None else _verify.namespaces(self.store)
-            if repair:      # no pool of a namespace being repaired changes meanwhile
-                for ns in names:
-                    self.store.lock_namespace(ns)
-            problems = []
-            for ns in names:
-                problems += _verify.problems(self.store, ns)
-            repaired = self._repair(problems) if repair else []
-            return {'changed': bool(repaired), 'problems': problems, 'repaired': repaired}
-
-    def _repair(self, problems):
-        """Rebuild the free spans of each pool that ``problems`` finds wrong; mark the problems it fixed."""
-        broken = {}
-        for p in problems:
-            if p['repairable']:
-                broken.setdefault((p['namespace'], p['pools'][0]), []).append(p)
-        repaired = []
-        for (ns, name), found in sorted(broken.items()):
-            pool, free = self.store.get_pool(ns, name), self.store.free_space()
-            try:
-                before = [iv.format_span(*s) for s in free.spans(pool)]
-            except DamagedRow:          # a damaged free span: derived, rebuilt like any other
-                before = None
-            free.rebuild(pool)
-            after = [iv.format_span(*s) for s in free.spans(pool)]
-            left = set(p['code'] for p in _verify.free_problems(self.store, pool))
-            for p in found:
-                p['repaired'] = p['code'] not in left
-            codes = sorted(set(p['code'] for p in found))
-            self._history('pool', 'repair', ns, name, old={'free': before, 'problems': codes}, new={'free': after})
-            repaired.append({'namespace': ns, 'pool': name, 'problems': codes, 'free_before': before,
-                             'free_after': after})
-        return repaired
+        return _verify.verify(self.store, namespace, repair, check, self._history)
 
     def info(self, namespace='default', pool=None, owner=None, key=None, address=None, history=False,
              map=False, verify=False, repair=False, check=False):
