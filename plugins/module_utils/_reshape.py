@@ -10,12 +10,13 @@ This is a private module: it may change at any time.
 ``sources`` finds, for each subnet dict, the old subnet whose values it keeps where it gives none (the same
 cidr; a resized or split subnet, whose values ``carry`` hands over; none for a merge, which ``check_merge``
 refuses when it would drop a value); ``subnet`` builds the new Subnet; ``check_resized`` refuses a new cidr
-that would leave a reservation on its network or broadcast address or its gateway. The input checks are
-``_checks``'; the service decides when this runs.
+that would leave a reservation on its network or broadcast address or its gateway; ``check_overlap`` refuses
+subnets that overlap another pool of the namespace; ``carve`` gives a child pool its prefix (SPEC §3.6). The
+input checks are ``_checks``'; the service decides when this runs.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
+from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _tree
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, PoolExhausted, PoolInUse, PoolOverlap
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
 
 
@@ -195,3 +196,83 @@ def check_resized(store, now, old, pool):
                        holder.address_str, what, new.cidr),
                     holder={'pool': holder.pool, 'owner': holder.owner, 'key': holder.key,
                             'address': holder.address_str})
+
+
+def check_overlap(store, pool):
+    """pool_overlap unless the pool's subnets are clear of every other pool of the namespace."""
+    seen = []
+    for subnet in pool.subnets:
+        for other in seen:
+            if other.overlaps(subnet):
+                raise InvalidArgument('The subnets %s and %s of pool %s overlap; give each address once.'
+                                      % (other.cidr, subnet.cidr, pool.name))
+        seen.append(subnet)
+    others = store.list_pools(pool.namespace)
+    tree = _tree.Tree([p for p in others if p.name != pool.name] + [pool])
+    # a pool overlaps its ancestors and descendants (carved children) by design
+    related = set(p.name for p in tree.ancestors(pool) + tree.descendants(pool))
+    for other in others:
+        if other.name == pool.name or other.name in related:
+            continue
+        for subnet in pool.subnets:
+            for theirs in other.subnets:
+                if theirs.overlaps(subnet):
+                    raise PoolOverlap("The subnet %s of pool '%s' overlaps %s of pool '%s' in namespace '%s'. "
+                                      "Pools of one namespace may not overlap: choose another subnet or namespace."
+                                      % (subnet.cidr, pool.name, theirs.cidr, other.name, pool.namespace),
+                                      other_pool=other.name)
+
+
+def carve(store, old, new, parent_name, prefix_length, find):
+    """Give ``new`` the first free aligned /prefix_length of its parent (SPEC §3.6); ``find(namespace, name)``
+    is the parent pool or pool_not_found."""
+    if old is not None:
+        if old.parent != parent_name:
+            raise InvalidArgument("Pool '%s' exists and is not a child of '%s'. Pools do not change parents: "
+                                  "delete it first." % (old.name, parent_name))
+        if old.subnets[0].prefix_length != prefix_length:
+            raise InvalidArgument("Child pool '%s' has the prefix %s; it cannot be resized to /%d. Delete it "
+                                  "and create it again." % (old.name, old.subnets[0].cidr, prefix_length))
+        return
+    parent = find(new.namespace, parent_name)
+    tree = _tree.Tree.of(store, new.namespace)
+    held = [(r.version, r.address) for r in store.find_reservations(parent.namespace, parent.name)]
+    held += [(v, n) for v, n, _until in store.free_space().resting(parent)]
+    if not any(s.prefix_length <= prefix_length <= (32 if s.version == 4 else 128) for s in parent.subnets):
+        raise InvalidArgument("A /%d cannot be carved from pool '%s': none of its subnets (%s) can hold one. "
+                              "Give a prefix_length between the parent's prefix length and 32 (IPv4) or 128 (IPv6)."
+                              % (prefix_length, parent_name, ', '.join(s.cidr for s in parent.subnets)))
+    for subnet in parent.subnets:
+        bits = 32 if subnet.version == 4 else 128
+        if not subnet.prefix_length <= prefix_length <= bits:
+            continue
+        obstacles = tree.carved(parent, subnet) + [(n, n) for v, n in held if v == subnet.version]
+        start = iv.first_aligned_block(iv.merge(obstacles), subnet.first, subnet.last,
+                                       1 << (bits - prefix_length))
+        if start is not None:
+            network = iv.parse_network('%s/%d' % (iv.to_str(subnet.version, start), prefix_length))
+            # nothing of the parent is copied: what it withholds (gateway, exclusions, network and
+            # broadcast addresses) is derived at allocation (``_tree``), so a later change holds here too
+            new.subnets = [Subnet(network)]
+            new.parent = parent_name
+            return
+    raise PoolExhausted("Pool '%s' has no free /%d left for child pool '%s'."
+                        % (parent_name, prefix_length, new.name))
+
+
+def outside(store, new, children, force):
+    """The reservations of pool ``new`` its new subnets leave outside, which ``force`` releases: pool_in_use
+    for a child pool they leave outside, and without ``force`` for a reservation."""
+    for child in children:
+        for cs in child.subnets:
+            if not any(s.covers(cs.version, cs.first, cs.last) for s in new.subnets):
+                raise PoolInUse("The child pool '%s' (%s) would lie outside pool '%s'. Remove the child pool first."
+                                % (child.name, cs.cidr, new.name), pools=[child.name])
+    found = [r for r in store.find_reservations(new.namespace, new.name)
+             if new.subnet_of(r.version, r.address) is None]
+    if found and not force:
+        raise PoolInUse("The change to pool '%s' would leave %d reservation(s) outside every subnet: %s. "
+                        "Release them first, or set force: true to release them."
+                        % (new.name, len(found), ', '.join(r.address_str for r in found[:20])),
+                        addresses=[r.address_str for r in found])
+    return found

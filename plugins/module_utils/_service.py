@@ -24,8 +24,8 @@ import time
 from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _reshape, _tree
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, DamagedRow, InvalidArgument, PoolExhausted, PoolInUse,
-    PoolNotFound, PoolOverlap, pool_not_found)
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
+    pool_not_found)
+from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._results import Results
 from ansible_collections.netpool.ipam.plugins.module_utils import _verify
 
@@ -60,26 +60,6 @@ class Service(object):
     def _tree(self, namespace):
         return _tree.Tree.of(self.store, namespace)
 
-    def _root(self, namespace, name):
-        """The top pool of ``name``'s family (``name`` itself without a parent, or if it does not exist): read
-        pool by pool, not the whole namespace (a reservation's lock costs one look-up)."""
-        pool = self.store.get_pool(namespace, name)
-        return name if pool is None else _tree.root_name(pool, lambda n: self.store.get_pool(namespace, n))
-
-    def _lock_family(self, namespace, name):
-        """Keep other writers off the pool, its parent and its child pools until the transaction ends.
-
-        A forced address of a parent may be taken from its child's free space, a released one given back
-        to either, and an expired lease of one released for the other: a family shares one lock, its root
-        pool's. (Locking the pools one after another could deadlock two writers on a shared store.) A
-        family changes shape only under the namespace lock (``pool``), which waits for this one; if it
-        changed while this one waited, the new root is locked too."""
-        locked = None
-        root = self._root(namespace, name)
-        while root != locked:
-            self.store.lock_pool(namespace, root)
-            locked, root = root, self._root(namespace, name)
-
     # -- releasing --------------------------------------------------------
     def _free(self, pool, version, n):
         """Free an address the pool held: give it back now, or once the pool's reuse delay is over."""
@@ -94,38 +74,14 @@ class Service(object):
 
     def _expire(self, pool):
         """Release the expired leases and end the reuse delays that are over, in every pool of ``pool``'s
-        family (SPEC §3.3, §3.5): an address of a parent may lie in its child, so what the child hands out
-        depends on the parent's leases and delays too. The caller holds the family's lock."""
+        tree (SPEC §3.3, §3.5): an address of a parent may lie in its child, so what the child hands out
+        depends on the parent's leases and delays too. The caller holds the tree's lock (``_tree.lock``)."""
         now = self._stamp()
         free = self.store.free_space()
         for member in self._tree(pool.namespace).family(pool):
             for r in self.store.find_reservations(member.namespace, member.name, expires_before=now):
                 self._release(r, member, 'expire')
             free.settle(member, now)
-
-    def _check_overlap(self, pool):
-        """pool_overlap unless the pool's subnets are clear of every other pool of the namespace."""
-        seen = []
-        for subnet in pool.subnets:
-            for other in seen:
-                if other.overlaps(subnet):
-                    raise InvalidArgument('The subnets %s and %s of pool %s overlap; give each address once.'
-                                          % (other.cidr, subnet.cidr, pool.name))
-            seen.append(subnet)
-        others = self.store.list_pools(pool.namespace)
-        tree = _tree.Tree([p for p in others if p.name != pool.name] + [pool])
-        # a pool overlaps its ancestors and descendants (carved children) by design
-        family = set(p.name for p in tree.ancestors(pool) + tree.descendants(pool))
-        for other in others:
-            if other.name == pool.name or other.name in family:
-                continue
-            for subnet in pool.subnets:
-                for theirs in other.subnets:
-                    if theirs.overlaps(subnet):
-                        raise PoolOverlap("The subnet %s of pool '%s' overlaps %s of pool '%s' in namespace '%s'. "
-                                          "Pools of one namespace may not overlap: choose another subnet or namespace."
-                                          % (subnet.cidr, pool.name, theirs.cidr, other.name, pool.namespace),
-                                          other_pool=other.name)
 
     # -- pools (SPEC §3.4, §3.6) ------------------------------------------
     def pool(self, name, namespace='default', state='present', subnets=None, parent=None, prefix_length=None,
@@ -141,16 +97,13 @@ class Service(object):
                 raise InvalidArgument("Pool '%s' does not exist in namespace '%s': give subnets (or cidr) to "
                                       "create it, or parent and prefix_length to carve it." % (name, namespace))
             now = self._stamp()
-            if old is None:
-                new = Pool(namespace, name, created_at=now)
-            else:
-                new = old.copy()
+            new = Pool(namespace, name, created_at=now) if old is None else old.copy()
             for field, value in (('strategy', strategy), ('reuse_delay', reuse_delay),
                                  ('description', description), ('metadata', metadata)):
                 if value is not None:
                     setattr(new, field, value)
             if parent is not None:
-                self._carve(old, new, parent, prefix_length)
+                _reshape.carve(self.store, old, new, parent, prefix_length, self._pool)
             elif subnets is not None:
                 if old is not None and old.parent is not None:
                     raise InvalidArgument("Pool '%s' is a child of '%s': its subnet is carved, not given."
@@ -168,10 +121,10 @@ class Service(object):
             reshaped = old is None or [s.to_data() for s in old.subnets] != [s.to_data() for s in new.subnets]
             if reshaped:
                 if new.parent is None:
-                    self._check_overlap(new)
+                    _reshape.check_overlap(self.store, new)
                 if old is not None:
                     _reshape.check_resized(self.store, self._stamp(), old, new)
-                released = self._check_shrink(old, new, children, force)
+                released = self._release_outside(old, new, children, force)
             self.store.save_pool(new)
             if reshaped:
                 self.store.free_space().rebuild(new)
@@ -188,62 +141,15 @@ class Service(object):
         for below in tree.descendants(pool):
             self.store.free_space().rebuild(below)
 
-    def _check_shrink(self, old, new, children, force):
-        """pool_in_use if the new subnets leave reservations (or child pools) outside; force releases them
-        and returns them (as reservation dicts)."""
+    def _release_outside(self, old, new, children, force):
+        """What the new subnets leave outside (``_reshape.outside``), released, as reservation dicts."""
         if old is None:
             return []
-        for child in children:
-            for cs in child.subnets:
-                if not any(s.covers(cs.version, cs.first, cs.last) for s in new.subnets):
-                    raise PoolInUse("The child pool '%s' (%s) would lie outside pool '%s'. Remove the child pool first."
-                                    % (child.name, cs.cidr, new.name), pools=[child.name])
-        outside = [r for r in self.store.find_reservations(new.namespace, new.name)
-                   if new.subnet_of(r.version, r.address) is None]
-        if outside and not force:
-            raise PoolInUse("The change to pool '%s' would leave %d reservation(s) outside every subnet: %s. "
-                            "Release them first, or set force: true to release them."
-                            % (new.name, len(outside), ', '.join(r.address_str for r in outside[:20])),
-                            addresses=[r.address_str for r in outside])
+        outside = _reshape.outside(self.store, new, children, force)
         released = [self.results.reservation(r, old) for r in outside]
         for r in outside:
             self._release(r, None)      # outside every subnet: nothing to give back
         return released
-
-    def _carve(self, old, new, parent_name, prefix_length):
-        """Give ``new`` the first free aligned /prefix_length of its parent (SPEC §3.6)."""
-        if old is not None:
-            if old.parent != parent_name:
-                raise InvalidArgument("Pool '%s' exists and is not a child of '%s'. Pools do not change parents: "
-                                      "delete it first." % (old.name, parent_name))
-            if old.subnets[0].prefix_length != prefix_length:
-                raise InvalidArgument("Child pool '%s' has the prefix %s; it cannot be resized to /%d. Delete it "
-                                      "and create it again." % (old.name, old.subnets[0].cidr, prefix_length))
-            return
-        parent = self._pool(new.namespace, parent_name)
-        tree = self._tree(new.namespace)
-        held = [(r.version, r.address) for r in self.store.find_reservations(parent.namespace, parent.name)]
-        held += [(v, n) for v, n, _until in self.store.free_space().resting(parent)]
-        if not any(s.prefix_length <= prefix_length <= (32 if s.version == 4 else 128) for s in parent.subnets):
-            raise InvalidArgument("A /%d cannot be carved from pool '%s': none of its subnets (%s) can hold one. "
-                                  "Give a prefix_length between the parent's prefix length and 32 (IPv4) or 128 (IPv6)."
-                                  % (prefix_length, parent_name, ', '.join(s.cidr for s in parent.subnets)))
-        for subnet in parent.subnets:
-            bits = 32 if subnet.version == 4 else 128
-            if not subnet.prefix_length <= prefix_length <= bits:
-                continue
-            obstacles = tree.carved(parent, subnet) + [(n, n) for v, n in held if v == subnet.version]
-            start = iv.first_aligned_block(iv.merge(obstacles), subnet.first, subnet.last,
-                                           1 << (bits - prefix_length))
-            if start is not None:
-                network = iv.parse_network('%s/%d' % (iv.to_str(subnet.version, start), prefix_length))
-                # nothing of the parent is copied: what it withholds (gateway, exclusions, network and
-                # broadcast addresses) is derived at allocation (``_tree``), so a later change holds here too
-                new.subnets = [Subnet(network)]
-                new.parent = parent_name
-                return
-        raise PoolExhausted("Pool '%s' has no free /%d left for child pool '%s'."
-                            % (parent_name, prefix_length, new.name))
 
     def _delete_pool(self, pool, force):
         """Delete the pool (and, with force, its child pools and every reservation of both).
@@ -252,7 +158,7 @@ class Service(object):
         §3.6), and so do the addresses of the reservations force releases with it, for the child's delay: its
         prefix goes back to the parent, not its recent holders' addresses."""
         if pool is None:
-            return {'changed': False, 'pool': {}, 'released': [], 'diff': {'before': {}, 'after': {}}}
+            return self.results.deleted(None, [])
         children = self._tree(pool.namespace).children(pool)
         reservations = self.store.find_reservations(pool.namespace, pool.name)
         if (children or reservations) and not force:
@@ -282,14 +188,14 @@ class Service(object):
                 if (v, n) not in already:
                     free.give_back(parent, v, n, until)
             free.rebuild(parent)
-        return {'changed': True, 'pool': {}, 'released': released, 'diff': {'before': pool.to_data(), 'after': {}}}
+        return self.results.deleted(pool, released)
 
     # -- ranges (SPEC §3.4) -----------------------------------------------
     def range(self, pool, ranges, namespace='default', kind='allocatable', state='present', force=False,
               check=False):
         specs = _checks.range_arguments(namespace, pool, ranges, kind, state)
         with self.store.transaction(commit=not check):
-            self._lock_family(namespace, pool)
+            _tree.lock(self.store, namespace, pool)
             old = self._pool(namespace, pool)
             new = old.copy()
             for spec in specs:
@@ -332,10 +238,7 @@ class Service(object):
         element. The result lists ``reservations`` in the order of ``owners``."""
         requests = _checks.owner_requests(owners, address, metadata)
         results = self._reserve(pool, requests, key, namespace, family, ttl, force, reassign, check)
-        return {'changed': any(changed for changed, _b, _a in results),
-                'reservations': [after for _c, _b, after in results],
-                'diff': {'before': {'reservations': [before for _c, before, _a in results]},
-                         'after': {'reservations': [after for _c, _b, after in results]}}}
+        return self.results.batch(results)
 
     def _reserve(self, pool, requests, key, namespace, family, ttl, force, reassign, check):
         """``(changed, before, after)`` for each ``(owner, address, metadata)`` of ``requests``, reserved in
@@ -367,7 +270,7 @@ class Service(object):
             if reassign:    # two pools may change: take the namespace, not one pool after the other
                 self.store.lock_namespace(namespace)
             else:
-                self._lock_family(namespace, pool)
+                _tree.lock(self.store, namespace, pool)
             p = self._pool(namespace, pool)
             self._expire(p)
             held = self.store.get_reservations(namespace, pool, owners, key)
@@ -503,7 +406,7 @@ class Service(object):
         if subnet is None:
             raise AddressOutOfPool("%s is not in any subnet of pool '%s' (%s)."
                                    % (text, pool.name, ', '.join(s.cidr for s in pool.subnets)))
-        # A holder in another pool is in this pool's family (pools of a namespace overlap only there), whose
+        # A holder in another pool is in this pool's tree (pools of a namespace overlap only there), whose
         # lock is held already (or the namespace's, with reassign).
         holder = self.store.holder(pool.namespace, version, n)
         if holder is not None and holder.expired(self._stamp()):
@@ -538,7 +441,7 @@ class Service(object):
         keep = set(keep_owners) if keep_owners is not None else None
         with self.store.transaction(commit=not check):
             if pool is not None:
-                self._lock_family(namespace, pool)
+                _tree.lock(self.store, namespace, pool)
             else:
                 # an owner's reservations across the namespace: keep every pool of it still meanwhile
                 self.store.lock_namespace(namespace)
@@ -552,42 +455,16 @@ class Service(object):
                     pools[r.pool] = self.store.get_pool(namespace, r.pool)
                 released.append(self.results.reservation(r, pools[r.pool]))
                 self._release(r, pools[r.pool])
-            return {'changed': bool(released), 'released': released,
-                    'diff': {'before': {'reservations': released}, 'after': {'reservations': []}}}
+            return self.results.released(released)
 
     # -- reading --------------------------------------------------------
     def get(self, pool, owner, key='default', namespace='default'):
-        """The reservation dict, or None (the lookup without allocate); ``pool_not_found`` for no such pool."""
-        with self.store.transaction(write=False):
-            r = self.store.get_reservation(namespace, pool, owner, key)
-            if r is None or r.expired(self._stamp()):
-                self._pool(namespace, pool)
-                return None
-            return self.results.reservation(r)
+        """The reservation dict, or None (the lookup without allocate): ``Results.get``."""
+        return self.results.get(pool, owner, key, namespace, self._pool)
 
     def reservations(self, namespace='default', pools=None, keys=None):
-        """Every reservation of the namespace (the inventory plugin's one read): ``{'pools': [names],
-        'reservations': [dicts]}``, in one read transaction of two store questions (the pools, then every
-        reservation of the namespace), whatever the number of owners. ``pools`` and ``keys`` (lists) keep those
-        pools and keys; a pool of ``pools`` that does not exist is ``pool_not_found``. ``pools`` lists the pool
-        names in the order given (else sorted); reservations are sorted by that order, then key, then
-        (family, address). An expired lease is not held (as ``info`` reads it)."""
-        _checks.check_name(namespace, 'namespace')
-        with self.store.transaction(write=False):
-            by_name = dict((p.name, p) for p in self.store.list_pools(namespace))
-            names = sorted(by_name) if pools is None else list(pools)
-            missing = [name for name in names if name not in by_name]
-            if missing:
-                raise PoolNotFound("Pool(s) %s do not exist in namespace '%s' (it has: %s)."
-                                   % (', '.join("'%s'" % m for m in missing), namespace,
-                                      ', '.join(sorted(by_name)) or 'none'))
-            found = self.store.find_reservations(namespace, names[0] if len(names) == 1 else None)
-            now = self._stamp()
-        order = dict((name, i) for i, name in enumerate(names))
-        wanted = None if keys is None else set(keys)
-        kept = sorted((r for r in found if r.pool in order and (wanted is None or r.key in wanted)
-                       and not r.expired(now)), key=lambda r: (order[r.pool], r.key, r.version, r.address))
-        return {'pools': names, 'reservations': [self.results.reservation(r, by_name[r.pool]) for r in kept]}
+        """Every reservation of the namespace, for the inventory plugin (``Results.reservations``)."""
+        return self.results.reservations(namespace, pools, keys)
 
     def verify(self, namespace=None, repair=False, check=False):
         """The store checked against the invariants of SPEC §5, and with ``repair`` its derived state rebuilt
@@ -604,7 +481,7 @@ class Service(object):
         gives no pools and no reservations (after a repair that fixed it, the read is made again)."""
         read = (namespace, pool, owner, key, address, history, map)
         try:
-            result = self._info(*read)
+            result = self.results.info(*read)
         except DamagedRow:
             if not (verify or repair):
                 raise
@@ -613,39 +490,8 @@ class Service(object):
             checked = self.verify(namespace, repair=repair, check=check)
             if result is None:
                 try:
-                    result = self._info(*read)
+                    result = self.results.info(*read)
                 except DamagedRow:
                     result = {'changed': False, 'pools': [], 'reservations': []}
             result.update(checked)
-        return result
-
-    def _info(self, namespace, pool, owner, key, address, history, map):
-        _checks.check_name(namespace, 'namespace')
-        wanted = _checks.address(address) if address is not None else None
-        with self.store.transaction(write=False):
-            pools = self.store.list_pools(namespace)
-            by_name = dict((p.name, p) for p in pools)
-            if pool is not None:
-                if pool not in by_name:
-                    raise pool_not_found(pool, namespace, by_name)
-                shown = [by_name[pool]]
-            else:
-                shown = pools
-            result = {'changed': False, 'pools': []}
-            tree = _tree.Tree(pools)
-            for p in shown:
-                result['pools'].append(self.results.pool(p, tree, with_map=map))
-            if wanted is None:
-                reservations = self.store.find_reservations(namespace, pool, owner, key)
-            else:       # one indexed look-up, whatever the namespace holds
-                holder = self.store.holder(namespace, *wanted)
-                reservations = [holder] if holder is not None and all(
-                    want is None or want == have
-                    for want, have in ((pool, holder.pool), (owner, holder.owner), (key, holder.key))) else []
-            now = self._stamp()         # an expired lease is not held: the next allocation releases it
-            result['reservations'] = [self.results.reservation(r, by_name.get(r.pool)) for r in reservations
-                                      if not r.expired(now)]
-            if history:
-                result['history'] = self.store.find_history(
-                    namespace, pool, owner, iv.to_str(*wanted) if wanted else None)
         return result
