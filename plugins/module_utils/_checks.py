@@ -319,8 +319,8 @@ def reserve_arguments(namespace, pool, requests, key, family_, ttl, reassign):
         if owner in wanted and wanted[owner] in asked:
             # SPEC §3.1 Batches: one address has one holder, whatever reassign says
             raise InvalidArgument("owners '%s' and '%s' both ask for %s: an address has one holder. Give each "
-                                  "owner an address of its own." % (asked[wanted[owner]], owner,
-                                                                   iv.to_str(*wanted[owner])))
+                                  "owner an address of its own."
+                                  % (asked[wanted[owner]], owner, iv.to_str(*wanted[owner])))
         if owner in wanted:
             asked[wanted[owner]] = owner
     requests = [(owner, wanted.get(owner), _metadata.reservation(check_metadata(metadata)))

@@ -22,8 +22,8 @@ def spans(subnet_, what):
 
 def test_a_new_subnet_gets_its_usable_hosts_as_range():
     s = subnet({'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'dns': '10.0.0.2', 'exclude': ['10.0.0.9']})
-    assert (spans(s, 'ranges'), spans(s, 'exclude'), s.dns) == (['10.0.0.1-10.0.0.254'], ['10.0.0.9-10.0.0.9'],
-                                                                 ['10.0.0.2'])
+    assert (spans(s, 'ranges'), spans(s, 'exclude'), s.dns) == (
+        ['10.0.0.1-10.0.0.254'], ['10.0.0.9-10.0.0.9'], ['10.0.0.2'])
     assert _reshape.implicit_ranges(s)
 
 
