@@ -23,7 +23,8 @@ TERRAFORM = os.path.join(ROOT, 'terraform')
 sys.path[:0] = [TERRAFORM]
 os.environ.setdefault('NETPOOL_TERRAFORM_COLLECTIONS_PATH', os.path.join(ROOT, 'collections'))
 
-from netpool_terraform.provider import NetpoolProvider, Object  # noqa: E402  pylint: disable=wrong-import-position
+from netpool_terraform._base import Object  # noqa: E402  pylint: disable=wrong-import-position
+from netpool_terraform.provider import NetpoolProvider  # noqa: E402  pylint: disable=wrong-import-position
 from tf.types import Bool, List, Map, Number, Set, String  # noqa: E402  pylint: disable=wrong-import-position
 
 INTRO = ('The `netpool` provider reserves IP addresses from the pools of the netpool.ipam Ansible collection: '

@@ -125,7 +125,8 @@ cache_timeout: 3600
 from ansible.inventory.group import to_safe_group_name
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
-from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_OPTIONS, option_errors
+from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
+from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_OPTIONS
 from ansible_collections.netpool.ipam.plugins.plugin_utils._adapter import LookupIpamError, plugin_call
 
 NAME = 'netpool.ipam.reservations'

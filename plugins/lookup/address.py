@@ -115,7 +115,8 @@ from ansible.plugins.lookup import LookupBase
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._options import (
-    LOOKUP_OPTIONS, STORE_ENV, STORE_OPTIONS, STORE_TOKEN_ENV, option_errors)
+    LOOKUP_OPTIONS, STORE_ENV, STORE_OPTIONS, STORE_TOKEN_ENV)
+from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import did_you_mean
 from ansible_collections.netpool.ipam.plugins.plugin_utils._adapter import LookupIpamError, lookup_call, lookup_store
 

@@ -16,14 +16,15 @@ plugin, tests): same options, same service, and ``IpamError`` turned into
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs, option_errors
+from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
+from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
 
 
 class IpamModule(AnsibleModule):
     """``AnsibleModule`` whose every failure carries an ``error`` code (options: ``invalid_argument``).
 
-    The raw options are also checked by ``_options.option_errors`` (a list or dict where a string is expected,
+    The raw options are also checked by ``_checks.option_errors`` (a list or dict where a string is expected,
     an empty name), which Ansible's own validation would let through as a string.
     """
 

@@ -13,17 +13,11 @@ module files (``AnsibleModule``) and the action plugins (which validate the
 task's arguments on the controller) both read them from here, so a module's
 options cannot differ between the two paths.
 
-``option_errors`` is what both paths check before Ansible's own validation,
-because Ansible's ``str`` type turns anything into a string: a list or a dict
-given for a string option (or as an element of a list of strings) would
-otherwise become the string ``"['a', 'b']"`` and the task would act on it.
-It also refuses an empty string for the options that name something (``NAMES``):
-an empty string is not "unset".
+What both paths check before Ansible's own validation (a list given for a
+string option, an empty name) is ``_checks.option_errors``.
 """
 
 import copy
-
-from collections.abc import Mapping, Sequence, Set
 
 from ansible.module_utils.common.parameters import env_fallback
 
@@ -139,51 +133,3 @@ LOOKUP_OPTIONS = dict(
 def module_kwargs(name):
     """The argument spec and its constraints for module ``name`` (a fresh copy)."""
     return copy.deepcopy(MODULES[name])
-
-
-#: the options that name a namespace, pool, owner or key: an empty string is refused, not taken as unset
-NAMES = ('name', 'pool', 'parent', 'owner', 'key', 'namespace')
-
-
-def _container(value):
-    """A list, tuple, set or dict (Ansible's lazy containers included), not a string."""
-    if isinstance(value, (str, bytes, bytearray)):
-        return False
-    return isinstance(value, (Mapping, Sequence, Set))
-
-
-def _kind(value):
-    return 'dict' if isinstance(value, Mapping) else 'list'
-
-
-def option_errors(argument_spec, params, context=''):
-    """Messages for what Ansible's type conversion would not refuse in ``params`` (raw task arguments).
-
-    A list or dict given for a ``str`` option, or as an element of a ``list`` of ``str``, would be turned into
-    its ``repr``; numbers and booleans still become strings the usual way (``key: 1`` is ``'1'``). An empty
-    string for one of ``NAMES`` is refused too. Sub-options (``subnets``) are checked the same way; values
-    are never echoed (one could hold a secret). An empty list means nothing is wrong.
-    """
-    errors = []
-    for option, spec in argument_spec.items():
-        for name in [option] + list(spec.get('aliases') or ()):
-            if name not in params or params[name] is None:
-                continue
-            value, where = params[name], "argument '%s'%s" % (name, context)
-            kind, elements = spec.get('type') or 'str', spec.get('elements')
-            if kind == 'str':
-                if _container(value):
-                    errors.append('%s must be a string (type str), got a %s.' % (where, _kind(value)))
-                elif option in NAMES and isinstance(value, str) and not value.strip():
-                    errors.append('%s is an empty string: give a non-empty string, or leave the option out '
-                                  '(default(omit)) if it is optional.' % where)
-            elif kind == 'list' and _container(value) and not isinstance(value, Mapping):
-                for i, element in enumerate(value):
-                    if elements == 'str' and _container(element):
-                        errors.append('%s must be a list of strings (elements str), got a %s as element %d.'
-                                      % (where, _kind(element), i + 1))
-                    elif elements == 'dict' and spec.get('options') and isinstance(element, Mapping):
-                        errors.extend(option_errors(spec['options'], element, " found in '%s[%d]'" % (name, i)))
-            elif kind == 'dict' and spec.get('options') and isinstance(value, Mapping):
-                errors.extend(option_errors(spec['options'], value, " found in '%s'" % name))
-    return errors

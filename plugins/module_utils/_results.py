@@ -10,15 +10,18 @@ This is a private module: it may change at any time.
 transaction and as allocation sees the store at the clock's time: an expired
 lease is not held (the next allocation releases it first). It only reads;
 free space comes from the store's free-space component (``free_space()``).
+The reads of ``info`` and of the inventory plugin (``info``, ``reservations``)
+are here too: each is one read transaction shaped into its result.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import PoolNotFound, pool_not_found
 from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
 
 
 #: ranges larger than this get no map
 MAP_LIMIT = 4096
-#: A time after every expires_at (ttl is at most ``_service.MAX_DURATION``): ``expires_before=FOREVER`` is every lease.
+#: A time after every expires_at (ttl is at most ``_checks.MAX_DURATION``): ``expires_before=FOREVER`` is every lease.
 FOREVER = '9999-12-31T23:59:59Z'
 
 
@@ -144,3 +147,89 @@ class Results(object):
                     'X' if n in held else '.' if iv.contains(free, n) else '-' for n in range(first, last + 1))
             maps.append(entry)
         return maps
+
+    def deleted(self, pool, released):
+        """A pool task's result for a pool deleted (None: there was none)."""
+        return {'changed': pool is not None, 'pool': {}, 'released': released,
+                'diff': {'before': pool.to_data() if pool is not None else {}, 'after': {}}}
+
+    @staticmethod
+    def batch(results):
+        """``reserve_owners``' result from the ``(changed, before, after)`` of each owner."""
+        return {'changed': any(changed for changed, _b, _a in results),
+                'reservations': [after for _c, _b, after in results],
+                'diff': {'before': {'reservations': [before for _c, before, _a in results]},
+                         'after': {'reservations': [after for _c, _b, after in results]}}}
+
+    @staticmethod
+    def released(released):
+        """A release's result: the reservations it ``released`` (as reservation dicts)."""
+        return {'changed': bool(released), 'released': released,
+                'diff': {'before': {'reservations': released}, 'after': {'reservations': []}}}
+
+    # -- reads -------------------------------------------------------------
+    def get(self, pool, owner, key, namespace, find):
+        """The reservation dict, or None; ``find(namespace, pool)`` raises ``pool_not_found`` for no such pool."""
+        with self.store.transaction(write=False):
+            r = self.store.get_reservation(namespace, pool, owner, key)
+            if r is None or r.expired(self.stamp()):
+                find(namespace, pool)
+                return None
+            return self.reservation(r)
+
+    def reservations(self, namespace, pools, keys):
+        """Every reservation of the namespace (the inventory plugin's one read): ``{'pools': [names],
+        'reservations': [dicts]}``, in one read transaction of two store questions (the pools, then every
+        reservation of the namespace), whatever the number of owners. ``pools`` and ``keys`` (lists) keep those
+        pools and keys; a pool of ``pools`` that does not exist is ``pool_not_found``. ``pools`` lists the pool
+        names in the order given (else sorted); reservations are sorted by that order, then key, then
+        (family, address). An expired lease is not held (as ``info`` reads it)."""
+        _checks.check_name(namespace, 'namespace')
+        with self.store.transaction(write=False):
+            by_name = dict((p.name, p) for p in self.store.list_pools(namespace))
+            names = sorted(by_name) if pools is None else list(pools)
+            missing = [name for name in names if name not in by_name]
+            if missing:
+                raise PoolNotFound("Pool(s) %s do not exist in namespace '%s' (it has: %s)."
+                                   % (', '.join("'%s'" % m for m in missing), namespace,
+                                      ', '.join(sorted(by_name)) or 'none'))
+            found = self.store.find_reservations(namespace, names[0] if len(names) == 1 else None)
+            now = self.stamp()
+        order = dict((name, i) for i, name in enumerate(names))
+        wanted = None if keys is None else set(keys)
+        kept = sorted((r for r in found if r.pool in order and (wanted is None or r.key in wanted)
+                       and not r.expired(now)), key=lambda r: (order[r.pool], r.key, r.version, r.address))
+        return {'pools': names, 'reservations': [self.reservation(r, by_name[r.pool]) for r in kept]}
+
+    def info(self, namespace, pool, owner, key, address, history, map):
+        """What ``info``'s filters select (``Service.info``): the pools, the reservations held and, with
+        ``history``, the history entries."""
+        _checks.check_name(namespace, 'namespace')
+        wanted = _checks.address(address) if address is not None else None
+        with self.store.transaction(write=False):
+            pools = self.store.list_pools(namespace)
+            by_name = dict((p.name, p) for p in pools)
+            if pool is not None:
+                if pool not in by_name:
+                    raise pool_not_found(pool, namespace, by_name)
+                shown = [by_name[pool]]
+            else:
+                shown = pools
+            result = {'changed': False, 'pools': []}
+            tree = Tree(pools)
+            for p in shown:
+                result['pools'].append(self.pool(p, tree, with_map=map))
+            if wanted is None:
+                reservations = self.store.find_reservations(namespace, pool, owner, key)
+            else:       # one indexed look-up, whatever the namespace holds
+                holder = self.store.holder(namespace, *wanted)
+                reservations = [holder] if holder is not None and all(
+                    want is None or want == have
+                    for want, have in ((pool, holder.pool), (owner, holder.owner), (key, holder.key))) else []
+            now = self.stamp()         # an expired lease is not held: the next allocation releases it
+            result['reservations'] = [self.reservation(r, by_name.get(r.pool)) for r in reservations
+                                      if not r.expired(now)]
+            if history:
+                result['history'] = self.store.find_history(
+                    namespace, pool, owner, iv.to_str(*wanted) if wanted else None)
+        return result

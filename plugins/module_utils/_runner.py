@@ -29,9 +29,9 @@ import multiprocessing.util
 import os
 import traceback
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _retry, _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _retry, _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
-    IpamError, InternalError, InvalidArgument, StoreAbsent, StoreUnavailable, missing_library)
+    IpamError, InternalError, StoreAbsent, StoreUnavailable, missing_library)
 from ansible_collections.netpool.ipam.plugins.module_utils._intervals import HAS_NETADDR, NETADDR_IMPORT_ERROR
 from ansible_collections.netpool.ipam.plugins.module_utils._options import SHORTHAND, STORE_ENV
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import DEFAULT_STORE, location, open_store
@@ -51,11 +51,7 @@ _CLOSERS = {}
 
 
 def _store_key(params, base_dir):
-    timeout = params.get('timeout')
-    if timeout is None:
-        timeout = 30
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-        raise InvalidArgument('timeout must be a positive number of seconds, got %r.' % (timeout,))
+    timeout = _checks.timeout(params.get('timeout'))
     # an empty store is one not given: the environment's, else the default (as when the option is left out)
     store = params.get('store') or os.environ.get(STORE_ENV) or DEFAULT_STORE
     return (os.getpid(), store, params.get('store_token'),
@@ -178,8 +174,7 @@ def _reservation(service, p, check):
     if p['state'] == 'absent':
         return service.release(p['namespace'], pool=p.get('pool'), owner=p.get('owner'), key=p.get('key'),
                                keep_owners=p.get('keep_owners'), check=check, owners=p.get('owners'))
-    if p.get('keep_owners') is not None:
-        raise InvalidArgument('keep_owners sweeps with state: absent; it has no meaning with state: present.')
+    _checks.reservation_state(p['state'], p.get('keep_owners'))
     reserve = service.reserve if p.get('owners') is None else service.reserve_owners
     return reserve(
         p['pool'], p['owner'] if p.get('owners') is None else p['owners'],

@@ -19,101 +19,16 @@ and given back, and when. The result dicts are shaped in ``_results``.
 """
 
 import random
-import re
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _metadata, _tree
+from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _reshape, _tree
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, DamagedRow, InvalidArgument, PoolExhausted, PoolInUse,
-    PoolNotFound, PoolOverlap, pool_not_found)
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
+    pool_not_found)
+from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._results import Results
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import LOCKS_AT_BEGIN, PREFETCH
 from ansible_collections.netpool.ipam.plugins.module_utils import _verify
-
-
-STRATEGIES = ('first', 'random')
-FAMILIES = {'ipv4': 4, 'ipv6': 6}
-NAME_LIMIT = 255
-#: the longest ttl or reuse_delay: 100 years (a time past year 9999 cannot be stored or compared)
-MAX_DURATION = 100 * 365 * 86400
-_UNITS = {'s': 1, 'm': 60, 'h': 3600, 'd': 86400, 'w': 604800}
-
-
-def parse_duration(value, what):
-    """Seconds from an int or a string like ``90``, ``30m``, ``12h``, ``7d``."""
-    given = value
-    if isinstance(value, bool):
-        value = None
-    if isinstance(value, int):
-        seconds = value
-    else:
-        match = re.match(r'^\s*(\d+)\s*([smhdw]?)\s*$', value if isinstance(value, str) else '')
-        if not match:
-            raise InvalidArgument("%s must be a number of seconds or a duration like '30m', '12h' or '7d', got %r."
-                                  % (what, given))
-        seconds = int(match.group(1)) * _UNITS[match.group(2) or 's']
-    if seconds < 0:
-        raise InvalidArgument('%s must not be negative, got %r.' % (what, value))
-    if seconds > MAX_DURATION:
-        raise InvalidArgument('%s must be at most %d seconds (100 years), got %r.' % (what, MAX_DURATION, value))
-    return seconds
-
-
-def check_name(value, what):
-    """A namespace, pool, owner or key: a non-empty printable string of at most 255 characters."""
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidArgument('%s must be a non-empty string, got %r.' % (what, value))
-    if len(value) > NAME_LIMIT:
-        raise InvalidArgument('%s is %d characters long; at most %d are allowed.' % (what, len(value), NAME_LIMIT))
-    if not value.isprintable():
-        raise InvalidArgument('%s %r contains control characters.' % (what, value))
-    return value
-
-
-def check_metadata(value):
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise InvalidArgument('metadata must be a dict of names to strings, numbers or booleans, got %r.' % (value,))
-    for k, v in value.items():
-        check_name(k, 'a metadata name')
-        if v is None or not isinstance(v, (str, int, float, bool)):
-            raise InvalidArgument('metadata %r must be a string, a number or a boolean, got %r. '
-                                  'Nested values are not kept: flatten them.' % (k, v))
-    return dict(value)
-
-
-def _family(family):
-    if family is None:
-        return None
-    if family not in FAMILIES:
-        raise InvalidArgument("family must be 'ipv4' or 'ipv6', got %r." % (family,))
-    return FAMILIES[family]
-
-
-def _as_list(value, what):
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return [value]
-    if not isinstance(value, (list, tuple)):
-        raise InvalidArgument('%s must be a string or a list of strings, got %r.' % (what, value))
-    return list(value)
-
-
-def _address(text, what='address'):
-    try:
-        a = iv.parse_address(text)
-    except (ValueError, TypeError) as e:
-        raise InvalidArgument('%s: %s' % (what, e))
-    return a.version, int(a)
-
-
-def _usable_only(subnet, spans):
-    """Spans less the subnet's network/broadcast (IPv6: subnet-router) addresses."""
-    usable = iv.usable(subnet.network)
-    return iv.intersect(spans, [usable] if usable else [])
 
 
 class Service(object):
@@ -146,26 +61,6 @@ class Service(object):
     def _tree(self, namespace):
         return _tree.Tree.of(self.store, namespace)
 
-    def _root(self, namespace, name):
-        """The top pool of ``name``'s family (``name`` itself without a parent, or if it does not exist): read
-        pool by pool, not the whole namespace (a reservation's lock costs one look-up)."""
-        pool = self.store.get_pool(namespace, name)
-        return name if pool is None else _tree.root_name(pool, lambda n: self.store.get_pool(namespace, n))
-
-    def _lock_family(self, namespace, name):
-        """Keep other writers off the pool, its parent and its child pools until the transaction ends.
-
-        A forced address of a parent may be taken from its child's free space, a released one given back
-        to either, and an expired lease of one released for the other: a family shares one lock, its root
-        pool's. (Locking the pools one after another could deadlock two writers on a shared store.) A
-        family changes shape only under the namespace lock (``pool``), which waits for this one; if it
-        changed while this one waited, the new root is locked too."""
-        locked = None
-        root = self._root(namespace, name)
-        while root != locked:
-            self.store.lock_pool(namespace, root)
-            locked, root = root, self._root(namespace, name)
-
     # -- releasing --------------------------------------------------------
     def _free(self, pool, version, n):
         """Free an address the pool held: give it back now, or once the pool's reuse delay is over."""
@@ -180,8 +75,8 @@ class Service(object):
 
     def _expire(self, pool):
         """Release the expired leases and end the reuse delays that are over, in every pool of ``pool``'s
-        family (SPEC §3.3, §3.5): an address of a parent may lie in its child, so what the child hands out
-        depends on the parent's leases and delays too. The caller holds the family's lock."""
+        tree (SPEC §3.3, §3.5): an address of a parent may lie in its child, so what the child hands out
+        depends on the parent's leases and delays too. The caller holds the tree's lock (``_tree.lock``)."""
         now = self._stamp()
         free = self.store.free_space()
         for member in self._tree(pool.namespace).family(pool):
@@ -189,218 +84,11 @@ class Service(object):
                 self._release(r, member, 'expire')
             free.settle(member, now)
 
-    # -- input ----------------------------------------------------------
-    @staticmethod
-    def _network_of(spec):
-        """The parsed cidr of a subnet dict, or None (``_subnet`` then says what is wrong with it)."""
-        if isinstance(spec, dict) and spec.get('cidr'):
-            try:
-                return iv.parse_network(spec['cidr'])
-            except (ValueError, TypeError):
-                pass
-        return None
-
-    @staticmethod
-    def _implicit_ranges(subnet):
-        """True if the subnet's ranges are its usable hosts: ranges never given (the model stores them always)."""
-        usable = iv.usable(subnet.network)
-        return subnet.ranges == ([usable] if usable else [])
-
-    def _sources(self, name, specs, olds, force):
-        """For each subnet dict of a ``pool`` task, the Subnet whose values it keeps where it gives none, or None
-        (SPEC §3.4).
-
-        The same cidr is that subnet. A new cidr that contains, or is contained in, exactly one subnet of the
-        pool (one no other dict keeps as it is) is that subnet resized (``_carry``); several new cidrs may come
-        from one (a split). A new cidr containing several subnets merges them: it is a new subnet, and
-        ``_check_merge`` refuses it when it would drop what they had.
-        """
-        networks = [self._network_of(spec) for spec in specs]
-        kept = set(str(n.cidr) for n in networks if n is not None)
-        by_cidr = dict((s.cidr, s) for s in olds)
-        sources = [None] * len(specs)
-        resized = {}        # old cidr -> the indexes of the dicts it became
-        for i, network in enumerate(networks):
-            if network is None:
-                continue
-            cidr = str(network.cidr)
-            if cidr in by_cidr:
-                sources[i] = by_cidr[cidr]
-                continue
-            nested = [s for s in olds if s.cidr not in kept and s.version == network.version
-                      and s.first <= network.last and network.first <= s.last]
-            if len(nested) == 1:
-                resized.setdefault(nested[0].cidr, []).append(i)
-            elif nested:
-                self._check_merge(name, specs[i], cidr, nested)
-        for cidr, indexes in resized.items():
-            carried = self._carry(name, by_cidr[cidr], [(specs[i], networks[i]) for i in indexes], force)
-            for i, subnet in zip(indexes, carried):
-                sources[i] = subnet
-        return sources
-
-    def _carry(self, name, old, targets, force):
-        """What subnet ``old`` hands to the subnets it was resized into (``targets``: (dict, network) pairs):
-        its dns, and the gateway, explicit ranges and exclusions that fall inside each. One that falls inside
-        none of them, and that they do not all give anew, is invalid_argument; implicit ranges stay implicit."""
-        spans = iv.merge((int(n.first), int(n.last)) for _spec, n in targets)
-        new = ' and '.join(str(n.cidr) for _spec, n in targets)
-        new = ('its new cidrs ' if len(targets) > 1 else 'its new cidr ') + new
-        implicit = self._implicit_ranges(old)
-
-        def anew(key):
-            return all(spec.get(key) is not None for spec, _n in targets)
-
-        if old.gateway is not None and not iv.contains(spans, old.gateway) and not anew('gateway'):
-            raise InvalidArgument("The gateway %s of subnet %s in pool '%s' is outside %s. Give a gateway anew "
-                                  "inside the new cidr, or keep the cidr."
-                                  % (iv.to_str(old.version, old.gateway), old.cidr, name, new))
-        for what, key, kind, olds in (('range', 'ranges', 'allocatable', [] if implicit else old.ranges),
-                                      ('exclusion', 'exclude', 'excluded', old.exclude)):
-            left = [] if anew(key) else iv.subtract(olds, spans)
-            for first, last in olds:
-                if iv.intersect([(first, last)], left):
-                    raise InvalidArgument(
-                        "The %s %s of subnet %s in pool '%s' is not inside %s. Give %s anew with the new cidr, or "
-                        "remove it first (netpool.ipam.range with kind: %s and state: absent)."
-                        % (what, iv.format_span(old.version, first, last), old.cidr, name, new, key, kind))
-        carried = []
-        for _spec, network in targets:
-            here = [(int(network.first), int(network.last))]
-            subnet = Subnet(network, dns=old.dns, exclude=iv.intersect(old.exclude, here),
-                            gateway=old.gateway if old.gateway is not None and iv.contains(here, old.gateway) else None)
-            if not implicit:
-                ranges = iv.intersect(old.ranges, here)
-                subnet.ranges = iv.merge(ranges if force else _usable_only(subnet, ranges))
-            carried.append(subnet)
-        return carried
-
-    @staticmethod
-    def _check_merge(name, spec, cidr, nested):
-        """invalid_argument if the subnet ``cidr``, which merges the subnets ``nested``, would drop a value of
-        theirs it does not give anew: which subnet's gateway or exclusions it should keep is not guessed."""
-        dropped = []
-        for s in nested:
-            if s.gateway is not None and spec.get('gateway') is None:
-                dropped.append(('gateway', 'the gateway %s of %s' % (iv.to_str(s.version, s.gateway), s.cidr)))
-            if s.dns and spec.get('dns') is None:
-                dropped.append(('dns', 'the dns %s of %s' % (', '.join(s.dns), s.cidr)))
-            for key, what, olds in (('ranges', 'ranges', [] if Service._implicit_ranges(s) else s.ranges),
-                                    ('exclude', 'exclusions', s.exclude)):
-                if olds and spec.get(key) is None:
-                    dropped.append((key, 'the %s %s of %s' % (what, ', '.join(
-                        iv.format_span(s.version, a, b) for a, b in olds), s.cidr)))
-        if dropped:
-            keys = []
-            for key, _text in dropped:
-                if key not in keys:
-                    keys.append(key)
-            raise InvalidArgument("The subnet %s of pool '%s' merges its subnets %s, and nothing carries over into a "
-                                  "merge: it would drop %s. Give %s anew with it."
-                                  % (cidr, name, ' and '.join(s.cidr for s in nested),
-                                     '; '.join(text for _key, text in dropped), ', '.join(keys)))
-
-    def _subnet(self, spec, old=None, force=False):
-        """A Subnet from a module's subnet dict; keys not given keep ``old``'s values."""
-        if not isinstance(spec, dict):
-            raise InvalidArgument('Each subnet must be a dict with at least cidr, got %r.' % (spec,))
-        unknown = set(spec) - set(('cidr', 'gateway', 'dns', 'ranges', 'exclude'))
-        if unknown:
-            raise InvalidArgument('Unknown subnet option(s) %s; a subnet takes cidr, gateway, dns, ranges and exclude.'
-                                  % ', '.join(sorted(unknown)))
-        if not spec.get('cidr'):
-            raise InvalidArgument('A subnet needs a cidr such as 10.0.0.0/24, got %r.' % (spec,))
-        try:
-            network = iv.parse_network(spec['cidr'])
-        except (ValueError, TypeError) as e:
-            raise InvalidArgument('subnet cidr: %s' % e)
-        cidr = str(network.cidr)
-        gateway = old.gateway if old is not None and spec.get('gateway') is None else None
-        if spec.get('gateway') is not None:
-            version, gateway = _address(spec['gateway'], 'gateway')
-            if version != network.version or not network.first <= gateway <= network.last:
-                raise InvalidArgument('The gateway %s is outside the subnet %s.' % (spec['gateway'], cidr))
-        dns = old.dns if old is not None and spec.get('dns') is None else []
-        if spec.get('dns') is not None:
-            dns = [iv.to_str(*_address(d, 'dns')) for d in _as_list(spec['dns'], 'dns')]
-        subnet = Subnet(network, gateway=gateway, dns=dns)
-        ranges = self._spans(subnet, spec.get('ranges'), 'ranges')
-        if ranges is not None:
-            subnet.ranges = iv.merge(ranges if force else _usable_only(subnet, ranges))
-        elif old is not None:
-            subnet.ranges = old.ranges
-        exclude = self._spans(subnet, spec.get('exclude'), 'exclude')
-        subnet.exclude = iv.merge(exclude) if exclude is not None else (old.exclude if old is not None else [])
-        return subnet
-
-    @staticmethod
-    def _spans(subnet, specs, what):
-        specs = _as_list(specs, what)
-        if specs is None:
-            return None
-        spans = []
-        for spec in specs:
-            try:
-                version, first, last = iv.parse_range(spec)
-            except (ValueError, TypeError) as e:
-                raise InvalidArgument('%s: %s' % (what, e))
-            if not subnet.covers(version, first, last):
-                raise InvalidArgument('The range %s in %s lies outside the subnet %s.' % (spec, what, subnet.cidr))
-            spans.append((first, last))
-        return spans
-
-    def _check_overlap(self, pool):
-        """pool_overlap unless the pool's subnets are clear of every other pool of the namespace."""
-        seen = []
-        for subnet in pool.subnets:
-            for other in seen:
-                if other.overlaps(subnet):
-                    raise InvalidArgument('The subnets %s and %s of pool %s overlap; give each address once.'
-                                          % (other.cidr, subnet.cidr, pool.name))
-            seen.append(subnet)
-        others = self.store.list_pools(pool.namespace)
-        tree = _tree.Tree([p for p in others if p.name != pool.name] + [pool])
-        # a pool overlaps its ancestors and descendants (carved children) by design
-        family = set(p.name for p in tree.ancestors(pool) + tree.descendants(pool))
-        for other in others:
-            if other.name == pool.name or other.name in family:
-                continue
-            for subnet in pool.subnets:
-                for theirs in other.subnets:
-                    if theirs.overlaps(subnet):
-                        raise PoolOverlap("The subnet %s of pool '%s' overlaps %s of pool '%s' in namespace '%s'. "
-                                          "Pools of one namespace may not overlap: choose another subnet or namespace."
-                                          % (subnet.cidr, pool.name, theirs.cidr, other.name, pool.namespace),
-                                          other_pool=other.name)
-
     # -- pools (SPEC §3.4, §3.6) ------------------------------------------
     def pool(self, name, namespace='default', state='present', subnets=None, parent=None, prefix_length=None,
              strategy=None, reuse_delay=None, description=None, metadata=None, force=False, check=False):
-        check_name(namespace, 'namespace')
-        check_name(name, 'pool name')
-        if state not in ('present', 'absent'):
-            raise InvalidArgument("state must be 'present' or 'absent', got %r." % (state,))
-        if strategy is not None and strategy not in STRATEGIES:
-            raise InvalidArgument("strategy must be 'first' or 'random', got %r." % (strategy,))
-        if reuse_delay is not None:
-            reuse_delay = parse_duration(reuse_delay, 'reuse_delay')
-        metadata = _metadata.pool(check_metadata(metadata))
-        if description is not None and not isinstance(description, str):
-            raise InvalidArgument('description must be a string, got %r.' % (description,))
-        if subnets is not None and (not isinstance(subnets, list) or not subnets):
-            raise InvalidArgument('subnets must be a non-empty list of subnets (each with a cidr).')
-        if parent is not None:
-            check_name(parent, 'parent')
-            if parent == name:
-                raise InvalidArgument("Pool '%s' cannot be its own parent." % name)
-            if subnets is not None:
-                raise InvalidArgument('A child pool takes parent and prefix_length, not subnets: '
-                                      'its subnet is carved from the parent.')
-            if prefix_length is None:
-                raise InvalidArgument('parent needs prefix_length: the size of the prefix to carve from it.')
-        if prefix_length is not None and (parent is None or isinstance(prefix_length, bool)
-                                          or not isinstance(prefix_length, int) or not 0 <= prefix_length <= 128):
-            raise InvalidArgument('prefix_length must be an integer from 0 to 128, given with parent.')
+        reuse_delay, metadata = _checks.pool_arguments(name, namespace, state, subnets, parent, prefix_length,
+                                                       strategy, reuse_delay, description, metadata)
         with self.store.transaction(commit=not check):
             self.store.lock_namespace(namespace)
             old = self.store.get_pool(namespace, name)
@@ -410,22 +98,19 @@ class Service(object):
                 raise InvalidArgument("Pool '%s' does not exist in namespace '%s': give subnets (or cidr) to "
                                       "create it, or parent and prefix_length to carve it." % (name, namespace))
             now = self._stamp()
-            if old is None:
-                new = Pool(namespace, name, created_at=now)
-            else:
-                new = old.copy()
+            new = Pool(namespace, name, created_at=now) if old is None else old.copy()
             for field, value in (('strategy', strategy), ('reuse_delay', reuse_delay),
                                  ('description', description), ('metadata', metadata)):
                 if value is not None:
                     setattr(new, field, value)
             if parent is not None:
-                self._carve(old, new, parent, prefix_length)
+                _reshape.carve(self.store, old, new, parent, prefix_length, self._pool)
             elif subnets is not None:
                 if old is not None and old.parent is not None:
                     raise InvalidArgument("Pool '%s' is a child of '%s': its subnet is carved, not given."
                                           % (name, old.parent))
-                sources = self._sources(name, subnets, old.subnets if old else [], force)
-                new.subnets = [self._subnet(spec, source, force) for spec, source in zip(subnets, sources)]
+                sources = _reshape.sources(name, subnets, old.subnets if old else [], force)
+                new.subnets = [_reshape.subnet(spec, source, force) for spec, source in zip(subnets, sources)]
             if old is not None and new.to_data() == old.to_data():
                 return self.results.pool_result(False, old, new, released=[])
             new.updated_at = now
@@ -437,10 +122,10 @@ class Service(object):
             reshaped = old is None or [s.to_data() for s in old.subnets] != [s.to_data() for s in new.subnets]
             if reshaped:
                 if new.parent is None:
-                    self._check_overlap(new)
+                    _reshape.check_overlap(self.store, new)
                 if old is not None:
-                    self._check_resized(old, new)
-                released = self._check_shrink(old, new, children, force)
+                    _reshape.check_resized(self.store, self._stamp(), old, new)
+                released = self._release_outside(old, new, children, force)
             self.store.save_pool(new)
             if reshaped:
                 self.store.free_space().rebuild(new)
@@ -457,101 +142,15 @@ class Service(object):
         for below in tree.descendants(pool):
             self.store.free_space().rebuild(below)
 
-    @staticmethod
-    def _landmarks(subnet):
-        """``{address: what}`` of a subnet's network and broadcast (IPv6: subnet-router) addresses and gateway."""
-        found = {}
-        if subnet.version == 4 and subnet.prefix_length <= 30:
-            found[subnet.first], found[subnet.last] = 'network address', 'broadcast address'
-        elif subnet.version == 6 and subnet.prefix_length <= 127:
-            found[subnet.first] = 'subnet-router address'
-        if subnet.gateway is not None:
-            found.setdefault(subnet.gateway, 'gateway')
-        return found
-
-    def _check_resized(self, old, pool):
-        """invalid_argument if a resized subnet of ``pool`` (a new cidr over one or more of the ``old`` pool's
-        subnets: resized, split or merged) would leave a reservation of the namespace (the pool's or a child
-        pool's) on what its new cidr makes its network or broadcast address, or on its gateway (SPEC §3.4),
-        naming the owner and the address. One indexed look-up per address; one that already was such an address
-        of the old subnets (a reservation forced there on purpose) is left as it is."""
-        kept = set(s.cidr for s in old.subnets)
-        for subnet in pool.subnets:
-            if subnet.cidr in kept:
-                continue
-            sources = [source for source in old.subnets if source.overlaps(subnet)]
-            if not sources:
-                continue        # a new subnet: nothing of the namespace is held there
-            before = {}
-            for source in sources:
-                before.update(self._landmarks(source))
-            for n, what in sorted(self._landmarks(subnet).items()):
-                holder = None if n in before else self.store.holder(pool.namespace, subnet.version, n)
-                if holder is not None and not holder.expired(self._stamp()):
-                    raise InvalidArgument(
-                        "The new subnet %s of pool '%s' would leave owner '%s' key '%s' (pool '%s') on %s, the %s "
-                        "of %s. Release or move that reservation first, or choose another cidr."
-                        % (subnet.cidr, pool.name, holder.owner, holder.key, holder.pool,
-                           holder.address_str, what, subnet.cidr),
-                        holder={'pool': holder.pool, 'owner': holder.owner, 'key': holder.key,
-                                'address': holder.address_str})
-
-    def _check_shrink(self, old, new, children, force):
-        """pool_in_use if the new subnets leave reservations (or child pools) outside; force releases them
-        and returns them (as reservation dicts)."""
+    def _release_outside(self, old, new, children, force):
+        """What the new subnets leave outside (``_reshape.outside``), released, as reservation dicts."""
         if old is None:
             return []
-        for child in children:
-            for cs in child.subnets:
-                if not any(s.covers(cs.version, cs.first, cs.last) for s in new.subnets):
-                    raise PoolInUse("The child pool '%s' (%s) would lie outside pool '%s'. Remove the child pool first."
-                                    % (child.name, cs.cidr, new.name), pools=[child.name])
-        outside = [r for r in self.store.find_reservations(new.namespace, new.name)
-                   if new.subnet_of(r.version, r.address) is None]
-        if outside and not force:
-            raise PoolInUse("The change to pool '%s' would leave %d reservation(s) outside every subnet: %s. "
-                            "Release them first, or set force: true to release them."
-                            % (new.name, len(outside), ', '.join(r.address_str for r in outside[:20])),
-                            addresses=[r.address_str for r in outside])
+        outside = _reshape.outside(self.store, new, children, force)
         released = [self.results.reservation(r, old) for r in outside]
         for r in outside:
             self._release(r, None)      # outside every subnet: nothing to give back
         return released
-
-    def _carve(self, old, new, parent_name, prefix_length):
-        """Give ``new`` the first free aligned /prefix_length of its parent (SPEC §3.6)."""
-        if old is not None:
-            if old.parent != parent_name:
-                raise InvalidArgument("Pool '%s' exists and is not a child of '%s'. Pools do not change parents: "
-                                      "delete it first." % (old.name, parent_name))
-            if old.subnets[0].prefix_length != prefix_length:
-                raise InvalidArgument("Child pool '%s' has the prefix %s; it cannot be resized to /%d. Delete it "
-                                      "and create it again." % (old.name, old.subnets[0].cidr, prefix_length))
-            return
-        parent = self._pool(new.namespace, parent_name)
-        tree = self._tree(new.namespace)
-        held = [(r.version, r.address) for r in self.store.find_reservations(parent.namespace, parent.name)]
-        held += [(v, n) for v, n, _until in self.store.free_space().resting(parent)]
-        if not any(s.prefix_length <= prefix_length <= (32 if s.version == 4 else 128) for s in parent.subnets):
-            raise InvalidArgument("A /%d cannot be carved from pool '%s': none of its subnets (%s) can hold one. "
-                                  "Give a prefix_length between the parent's prefix length and 32 (IPv4) or 128 (IPv6)."
-                                  % (prefix_length, parent_name, ', '.join(s.cidr for s in parent.subnets)))
-        for subnet in parent.subnets:
-            bits = 32 if subnet.version == 4 else 128
-            if not subnet.prefix_length <= prefix_length <= bits:
-                continue
-            obstacles = tree.carved(parent, subnet) + [(n, n) for v, n in held if v == subnet.version]
-            start = iv.first_aligned_block(iv.merge(obstacles), subnet.first, subnet.last,
-                                           1 << (bits - prefix_length))
-            if start is not None:
-                network = iv.parse_network('%s/%d' % (iv.to_str(subnet.version, start), prefix_length))
-                # nothing of the parent is copied: what it withholds (gateway, exclusions, network and
-                # broadcast addresses) is derived at allocation (``_tree``), so a later change holds here too
-                new.subnets = [Subnet(network)]
-                new.parent = parent_name
-                return
-        raise PoolExhausted("Pool '%s' has no free /%d left for child pool '%s'."
-                            % (parent_name, prefix_length, new.name))
 
     def _delete_pool(self, pool, force):
         """Delete the pool (and, with force, its child pools and every reservation of both).
@@ -560,7 +159,7 @@ class Service(object):
         §3.6), and so do the addresses of the reservations force releases with it, for the child's delay: its
         prefix goes back to the parent, not its recent holders' addresses."""
         if pool is None:
-            return {'changed': False, 'pool': {}, 'released': [], 'diff': {'before': {}, 'after': {}}}
+            return self.results.deleted(None, [])
         children = self._tree(pool.namespace).children(pool)
         reservations = self.store.find_reservations(pool.namespace, pool.name)
         if (children or reservations) and not force:
@@ -590,29 +189,18 @@ class Service(object):
                 if (v, n) not in already:
                     free.give_back(parent, v, n, until)
             free.rebuild(parent)
-        return {'changed': True, 'pool': {}, 'released': released, 'diff': {'before': pool.to_data(), 'after': {}}}
+        return self.results.deleted(pool, released)
 
     # -- ranges (SPEC §3.4) -----------------------------------------------
     def range(self, pool, ranges, namespace='default', kind='allocatable', state='present', force=False,
               check=False):
-        check_name(namespace, 'namespace')
-        check_name(pool, 'pool')
-        if kind not in ('allocatable', 'excluded'):
-            raise InvalidArgument("kind must be 'allocatable' or 'excluded', got %r." % (kind,))
-        if state not in ('present', 'absent'):
-            raise InvalidArgument("state must be 'present' or 'absent', got %r." % (state,))
-        specs = _as_list(ranges, 'range')
-        if not specs:
-            raise InvalidArgument('range needs at least one range spec such as 10.0.0.10-10.0.0.50.')
+        specs = _checks.range_arguments(namespace, pool, ranges, kind, state)
         with self.store.transaction(commit=not check):
-            self._lock_family(namespace, pool)
+            _tree.lock(self.store, namespace, pool)
             old = self._pool(namespace, pool)
             new = old.copy()
             for spec in specs:
-                try:
-                    version, first, last = iv.parse_range(spec)
-                except (ValueError, TypeError) as e:
-                    raise InvalidArgument('range: %s' % e)
+                version, first, last = _checks.span(spec, 'range')
                 subnet = next((s for s in new.subnets if s.covers(version, first, last)), None)
                 if subnet is None:
                     raise AddressOutOfPool("The range %s is not inside one subnet of pool '%s' (%s)."
@@ -621,7 +209,7 @@ class Service(object):
                 spans = [(first, last)]
                 if state == 'present':
                     if kind == 'allocatable' and not force:
-                        spans = _usable_only(subnet, spans)
+                        spans = _reshape.usable_only(subnet, spans)
                     setattr(subnet, attr, iv.merge(getattr(subnet, attr) + spans))
                 else:
                     setattr(subnet, attr, iv.subtract(getattr(subnet, attr), spans))
@@ -649,73 +237,14 @@ class Service(object):
         An element is an owner, or a dict with ``owner`` and its own ``address`` and/or ``metadata`` (which
         replace ``metadata`` for it). ``address`` names one address: with several owners it is given per
         element. The result lists ``reservations`` in the order of ``owners``."""
-        requests = self._owner_requests(owners, address, metadata)
+        requests = _checks.owner_requests(owners, address, metadata)
         results = self._reserve(pool, requests, key, namespace, family, ttl, force, reassign, check)
-        return {'changed': any(changed for changed, _b, _a in results),
-                'reservations': [after for _c, _b, after in results],
-                'diff': {'before': {'reservations': [before for _c, before, _a in results]},
-                         'after': {'reservations': [after for _c, _b, after in results]}}}
-
-    @staticmethod
-    def _owner_requests(owners, address, metadata):
-        """``(owner, address, metadata)`` for each element of ``owners`` (see ``reserve_owners``)."""
-        if not isinstance(owners, (list, tuple)):
-            raise InvalidArgument('owners must be a list of owners, got %r.' % (owners,))
-        if address is not None and len(owners) > 1:
-            raise InvalidArgument('address names the address of one owner: with several owners, give each its '
-                                  'own in its element of owners ({owner: NAME, address: ADDRESS}).')
-        requests, seen = [], set()
-        for i, element in enumerate(owners):
-            if isinstance(element, dict):
-                unknown = sorted(set(element) - set(('owner', 'address', 'metadata')))
-                if unknown:
-                    raise InvalidArgument('owners[%d] has %s: an element of owners takes owner, address and '
-                                          'metadata only.' % (i, ', '.join(repr(k) for k in unknown)))
-                owner = element.get('owner')
-                request = (owner, element.get('address', address), element.get('metadata', metadata))
-            else:
-                owner, request = element, (element, address, metadata)
-            check_name(owner, 'owners[%d] (an owner)' % i)
-            if owner in seen:
-                raise InvalidArgument('owners lists %r twice: each owner holds one address per key and pool; '
-                                      'list it once.' % (owner,))
-            seen.add(owner)
-            requests.append(request)
-        return requests
+        return self.results.batch(results)
 
     def _reserve(self, pool, requests, key, namespace, family, ttl, force, reassign, check):
         """``(changed, before, after)`` for each ``(owner, address, metadata)`` of ``requests``, reserved in
         order in one transaction."""
-        check_name(namespace, 'namespace')
-        check_name(pool, 'pool')
-        for owner, _address_, _metadata_ in requests:
-            check_name(owner, 'owner')
-        check_name(key, 'key')
-        version = _family(family)
-        if ttl is not None:
-            ttl = parse_duration(ttl, 'ttl')
-            if ttl == 0:
-                raise InvalidArgument('ttl must be at least one second; leave it out for a reservation that '
-                                      'never expires.')
-        wanted = {}
-        for owner, address, metadata in requests:
-            if address is not None:
-                wanted[owner] = _address(address)
-                if version is not None and wanted[owner][0] != version:
-                    raise InvalidArgument('address %s is not of family %s.' % (address, family))
-            if reassign and address is None:
-                raise InvalidArgument('reassign needs address: the address to take over.')
-        asked = {}
-        for owner, _a, _m in requests:
-            if owner in wanted and wanted[owner] in asked:
-                # SPEC §3.1 Batches: one address has one holder, whatever reassign says
-                raise InvalidArgument("owners '%s' and '%s' both ask for %s: an address has one holder. Give each "
-                                      "owner an address of its own."
-                                      % (asked[wanted[owner]], owner, iv.to_str(*wanted[owner])))
-            if owner in wanted:
-                asked[wanted[owner]] = owner
-        requests = [(owner, wanted.get(owner), _metadata.reservation(check_metadata(metadata)))
-                    for owner, _a, metadata in requests]
+        version, ttl, requests = _checks.reserve_arguments(namespace, pool, requests, key, family, ttl, reassign)
         owners = [owner for owner, _a, _m in requests]
         if not owners:
             return []
@@ -744,17 +273,17 @@ class Service(object):
             if reassign:    # two pools may change: take the namespace, not one pool after the other
                 self.store.lock_namespace(namespace)
             else:
-                self._lock_family(namespace, pool)
+                _tree.lock(self.store, namespace, pool)
             p = self._pool(namespace, pool)
             self._expire(p)
             held = self.store.get_reservations(namespace, pool, owners, key)
             results = [None] * len(requests)
             order = self._plan(requests, held)
-            currents = {}
+            currents, statics = {}, any(at is not None for _o, at, _m in requests)
             for i in order:
                 owner, at, metadata = requests[i]
                 # a static address of this task may have moved or taken over one read above: read it again
-                currents[i] = current = self.store.get_reservation(namespace, pool, owner, key) if wanted \
+                currents[i] = current = self.store.get_reservation(namespace, pool, owner, key) if statics \
                     else held.get(owner)
                 if at is not None:
                     results[i] = self._reserve_one(p, owner, key, current, at, version, metadata, ttl, force,
@@ -880,7 +409,7 @@ class Service(object):
         if subnet is None:
             raise AddressOutOfPool("%s is not in any subnet of pool '%s' (%s)."
                                    % (text, pool.name, ', '.join(s.cidr for s in pool.subnets)))
-        # A holder in another pool is in this pool's family (pools of a namespace overlap only there), whose
+        # A holder in another pool is in this pool's tree (pools of a namespace overlap only there), whose
         # lock is held already (or the namespace's, with reassign).
         holder = self.store.holder(pool.namespace, version, n)
         if holder is not None and holder.expired(self._stamp()):
@@ -911,34 +440,11 @@ class Service(object):
                 owners=None):
         """Release what ``owner`` holds (one key, one pool, or the namespace), what each of ``owners`` holds
         (in list order, one transaction), or, with ``keep_owners``, what every other owner of ``pool`` holds."""
-        check_name(namespace, 'namespace')
-        if pool is not None:
-            check_name(pool, 'pool')
-        if keep_owners is not None:
-            if owner is not None or owners is not None or key is not None:
-                raise InvalidArgument('keep_owners sweeps a whole pool: give it without owner, owners and key.')
-            if pool is None:
-                raise InvalidArgument('keep_owners needs pool: the pool to sweep.')
-            if not isinstance(keep_owners, (list, tuple)) or not all(isinstance(o, str) for o in keep_owners):
-                raise InvalidArgument('keep_owners must be a list of owners (strings), got %r.' % (keep_owners,))
-            keep = set(keep_owners)
-        else:
-            if owner is not None and owners is not None:
-                raise InvalidArgument('owner and owners are mutually exclusive: give one owner, or a list.')
-            if owner is None and owners is None:
-                raise InvalidArgument('Releasing needs owner (and optionally key and pool), or pool and keep_owners '
-                                      'to sweep every other owner.')
-            if owners is not None:
-                owners = [owner for owner, _a, _m in self._owner_requests(owners, None, None)]
-            else:
-                owners = [check_name(owner, 'owner')]
-            if key is not None:
-                check_name(key, 'key')
-            if key is not None and pool is None:
-                raise InvalidArgument('key needs pool: a key names a reservation within one pool.')
+        owners = _checks.release_arguments(namespace, pool, owner, owners, key, keep_owners)
+        keep = set(keep_owners) if keep_owners is not None else None
         with self.store.transaction(commit=not check):
             if pool is not None:
-                self._lock_family(namespace, pool)
+                _tree.lock(self.store, namespace, pool)
             else:
                 # an owner's reservations across the namespace: keep every pool of it still meanwhile
                 self.store.lock_namespace(namespace)
@@ -952,87 +458,23 @@ class Service(object):
                     pools[r.pool] = self.store.get_pool(namespace, r.pool)
                 released.append(self.results.reservation(r, pools[r.pool]))
                 self._release(r, pools[r.pool])
-            return {'changed': bool(released), 'released': released,
-                    'diff': {'before': {'reservations': released}, 'after': {'reservations': []}}}
+            return self.results.released(released)
 
     # -- reading --------------------------------------------------------
     def get(self, pool, owner, key='default', namespace='default'):
-        """The reservation dict, or None (the lookup without allocate); ``pool_not_found`` for no such pool."""
-        with self.store.transaction(write=False):
-            r = self.store.get_reservation(namespace, pool, owner, key)
-            if r is None or r.expired(self._stamp()):
-                self._pool(namespace, pool)
-                return None
-            return self.results.reservation(r)
+        """The reservation dict, or None (the lookup without allocate): ``Results.get``."""
+        return self.results.get(pool, owner, key, namespace, self._pool)
 
     def reservations(self, namespace='default', pools=None, keys=None):
-        """Every reservation of the namespace (the inventory plugin's one read): ``{'pools': [names],
-        'reservations': [dicts]}``, in one read transaction of two store questions (the pools, then every
-        reservation of the namespace), whatever the number of owners. ``pools`` and ``keys`` (lists) keep those
-        pools and keys; a pool of ``pools`` that does not exist is ``pool_not_found``. ``pools`` lists the pool
-        names in the order given (else sorted); reservations are sorted by that order, then key, then
-        (family, address). An expired lease is not held (as ``info`` reads it)."""
-        check_name(namespace, 'namespace')
-        with self.store.transaction(write=False):
-            by_name = dict((p.name, p) for p in self.store.list_pools(namespace))
-            names = sorted(by_name) if pools is None else list(pools)
-            missing = [name for name in names if name not in by_name]
-            if missing:
-                raise PoolNotFound("Pool(s) %s do not exist in namespace '%s' (it has: %s)."
-                                   % (', '.join("'%s'" % m for m in missing), namespace,
-                                      ', '.join(sorted(by_name)) or 'none'))
-            found = self.store.find_reservations(namespace, names[0] if len(names) == 1 else None)
-            now = self._stamp()
-        order = dict((name, i) for i, name in enumerate(names))
-        wanted = None if keys is None else set(keys)
-        kept = sorted((r for r in found if r.pool in order and (wanted is None or r.key in wanted)
-                       and not r.expired(now)), key=lambda r: (order[r.pool], r.key, r.version, r.address))
-        return {'pools': names, 'reservations': [self.results.reservation(r, by_name[r.pool]) for r in kept]}
+        """Every reservation of the namespace, for the inventory plugin (``Results.reservations``)."""
+        return self.results.reservations(namespace, pools, keys)
 
     def verify(self, namespace=None, repair=False, check=False):
-        """The store checked against the invariants of SPEC §5 (``_verify``): one namespace, or every
-        namespace with None. Without ``repair`` nothing is written. ``repair`` rebuilds the free spans of
-        every pool whose free space is wrong (derived state: the only problems that need no human decision)
-        in one transaction, recorded in history (``pool`` / ``repair``); with ``check`` it reports what it
-        would repair and writes nothing. Returns ``{'changed': bool, 'problems': [...], 'repaired': [...]}``:
-        every problem found (``repaired`` true for those repair fixed) and, per pool rebuilt, its free spans
-        before and after."""
+        """The store checked against the invariants of SPEC §5, and with ``repair`` its derived state rebuilt
+        (``_verify.verify``)."""
         if namespace is not None:
-            check_name(namespace, 'namespace')
-        with self.store.transaction(write=bool(repair), commit=bool(repair) and not check):
-            names = [namespace] if namespace is not None else _verify.namespaces(self.store)
-            if repair:      # no pool of a namespace being repaired changes meanwhile
-                for ns in names:
-                    self.store.lock_namespace(ns)
-            problems = []
-            for ns in names:
-                problems += _verify.problems(self.store, ns)
-            repaired = self._repair(problems) if repair else []
-            return {'changed': bool(repaired), 'problems': problems, 'repaired': repaired}
-
-    def _repair(self, problems):
-        """Rebuild the free spans of each pool that ``problems`` finds wrong; mark the problems it fixed."""
-        broken = {}
-        for p in problems:
-            if p['repairable']:
-                broken.setdefault((p['namespace'], p['pools'][0]), []).append(p)
-        repaired = []
-        for (ns, name), found in sorted(broken.items()):
-            pool, free = self.store.get_pool(ns, name), self.store.free_space()
-            try:
-                before = [iv.format_span(*s) for s in free.spans(pool)]
-            except DamagedRow:          # a damaged free span: derived, rebuilt like any other
-                before = None
-            free.rebuild(pool)
-            after = [iv.format_span(*s) for s in free.spans(pool)]
-            left = set(p['code'] for p in _verify.free_problems(self.store, pool))
-            for p in found:
-                p['repaired'] = p['code'] not in left
-            codes = sorted(set(p['code'] for p in found))
-            self._history('pool', 'repair', ns, name, old={'free': before, 'problems': codes}, new={'free': after})
-            repaired.append({'namespace': ns, 'pool': name, 'problems': codes, 'free_before': before,
-                             'free_after': after})
-        return repaired
+            _checks.check_name(namespace, 'namespace')
+        return _verify.verify(self.store, namespace, repair, check, self._history)
 
     def info(self, namespace='default', pool=None, owner=None, key=None, address=None, history=False,
              map=False, verify=False, repair=False, check=False):
@@ -1042,7 +484,7 @@ class Service(object):
         gives no pools and no reservations (after a repair that fixed it, the read is made again)."""
         read = (namespace, pool, owner, key, address, history, map)
         try:
-            result = self._info(*read)
+            result = self.results.info(*read)
         except DamagedRow:
             if not (verify or repair):
                 raise
@@ -1051,39 +493,8 @@ class Service(object):
             checked = self.verify(namespace, repair=repair, check=check)
             if result is None:
                 try:
-                    result = self._info(*read)
+                    result = self.results.info(*read)
                 except DamagedRow:
                     result = {'changed': False, 'pools': [], 'reservations': []}
             result.update(checked)
-        return result
-
-    def _info(self, namespace, pool, owner, key, address, history, map):
-        check_name(namespace, 'namespace')
-        wanted = _address(address) if address is not None else None
-        with self.store.transaction(write=False):
-            pools = self.store.list_pools(namespace)
-            by_name = dict((p.name, p) for p in pools)
-            if pool is not None:
-                if pool not in by_name:
-                    raise pool_not_found(pool, namespace, by_name)
-                shown = [by_name[pool]]
-            else:
-                shown = pools
-            result = {'changed': False, 'pools': []}
-            tree = _tree.Tree(pools)
-            for p in shown:
-                result['pools'].append(self.results.pool(p, tree, with_map=map))
-            if wanted is None:
-                reservations = self.store.find_reservations(namespace, pool, owner, key)
-            else:       # one indexed look-up, whatever the namespace holds
-                holder = self.store.holder(namespace, *wanted)
-                reservations = [holder] if holder is not None and all(
-                    want is None or want == have
-                    for want, have in ((pool, holder.pool), (owner, holder.owner), (key, holder.key))) else []
-            now = self._stamp()         # an expired lease is not held: the next allocation releases it
-            result['reservations'] = [self.results.reservation(r, by_name.get(r.pool)) for r in reservations
-                                      if not r.expired(now)]
-            if history:
-                result['history'] = self.store.find_history(
-                    namespace, pool, owner, iv.to_str(*wanted) if wanted else None)
         return result

@@ -51,6 +51,25 @@ def root_name(pool, get):
     return chain[-1].name if chain else pool.name
 
 
+def lock(store, namespace, name):
+    """Keep other writers off the pool ``name``, its parent and its child pools until the transaction ends.
+
+    A forced address of a parent may be taken from its child's free space, a released one given back to
+    either, and an expired lease of one released for the other: a tree shares one lock, its root pool's,
+    found pool by pool, not by reading the whole namespace (a reservation's lock costs one look-up). (Locking
+    the pools one after another could deadlock two writers on a shared store.) A tree changes shape only
+    under the namespace lock (``pool``), which waits for this one; if it changed while this one waited, the
+    new root is locked too."""
+    def root():
+        pool = store.get_pool(namespace, name)
+        return name if pool is None else root_name(pool, lambda n: store.get_pool(namespace, n))
+
+    locked, top = None, root()
+    while top != locked:
+        store.lock_pool(namespace, top)
+        locked, top = top, root()
+
+
 class Tree(object):
     """The pool tree of one namespace, over its pools (as ``Store.list_pools(namespace)`` gives them).
 

@@ -6,9 +6,9 @@
 
 This is a private module: it may change at any time.
 
-Pure functions over the store interface: they only read, inside the caller's
-transaction (``Service.verify``, which also does the repair). ``problems``
-returns one dict per violation found in a namespace, each with the objects
+``verify`` is ``Service.verify``: one transaction that finds the problems and,
+with ``repair``, rebuilds what is derived. The other functions only read the store
+interface, inside that transaction. ``problems`` returns one dict per violation found in a namespace, each with the objects
 involved and a ``code`` per kind of problem:
 
 - ``duplicate_holder``: one address held by more than one reservation of the namespace;
@@ -32,6 +32,7 @@ spans fixes them. Every other code needs a human decision, which its ``message``
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import DamagedRow
 from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _derive
 from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
 
@@ -67,6 +68,51 @@ def problem(code, namespace, message, pools=(), reservations=(), addresses=()):
         'repairable': code in REPAIRABLE,
         'repaired': False,
     }
+
+
+def verify(store, namespace, repair, check, history):
+    """The store checked against the invariants of SPEC §5: one namespace, or every namespace with None.
+    Without ``repair`` nothing is written. ``repair`` rebuilds the free spans of every pool whose free space
+    is wrong (derived state: the only problems that need no human decision) in one transaction, recorded in
+    history (``pool`` / ``repair``, through ``history``, the service's); with ``check`` it reports what it
+    would repair and writes nothing. Returns ``{'changed': bool, 'problems': [...], 'repaired': [...]}``:
+    every problem found (``repaired`` true for those repair fixed) and, per pool rebuilt, its free spans
+    before and after."""
+    with store.transaction(write=bool(repair), commit=bool(repair) and not check):
+        names = [namespace] if namespace is not None else namespaces(store)
+        if repair:      # no pool of a namespace being repaired changes meanwhile
+            for ns in names:
+                store.lock_namespace(ns)
+        found = []
+        for ns in names:
+            found += problems(store, ns)
+        repaired = _repair(store, found, history) if repair else []
+        return {'changed': bool(repaired), 'problems': found, 'repaired': repaired}
+
+
+def _repair(store, found, history):
+    """Rebuild the free spans of each pool that ``found`` (problems) finds wrong; mark the problems it fixed."""
+    broken = {}
+    for p in found:
+        if p['repairable']:
+            broken.setdefault((p['namespace'], p['pools'][0]), []).append(p)
+    repaired = []
+    for (ns, name), wrong in sorted(broken.items()):
+        pool, free = store.get_pool(ns, name), store.free_space()
+        try:
+            before = [iv.format_span(*s) for s in free.spans(pool)]
+        except DamagedRow:          # a damaged free span: derived, rebuilt like any other
+            before = None
+        free.rebuild(pool)
+        after = [iv.format_span(*s) for s in free.spans(pool)]
+        left = set(p['code'] for p in free_problems(store, pool))
+        for p in wrong:
+            p['repaired'] = p['code'] not in left
+        codes = sorted(set(p['code'] for p in wrong))
+        history('pool', 'repair', ns, name, old={'free': before, 'problems': codes}, new={'free': after})
+        repaired.append({'namespace': ns, 'pool': name, 'problems': codes, 'free_before': before,
+                         'free_after': after})
+    return repaired
 
 
 def namespaces(store):

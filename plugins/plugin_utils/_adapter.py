@@ -27,7 +27,8 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._options import MODULES, module_kwargs, option_errors
+from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
+from ansible_collections.netpool.ipam.plugins.module_utils._options import MODULES, module_kwargs
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
 
 # Ansible loads action and lookup plugins in the controller process and forks a worker per host and task:

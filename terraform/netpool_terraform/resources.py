@@ -19,13 +19,13 @@ one set of rules and one state. What is Terraform's own:
 from tf import iface
 from tf.types import Bool, List, Map, Number, String, Unknown
 
-from netpool_terraform.provider import Base, Object, add_bug, known, strings, unknown
+from netpool_terraform._base import Base, Object, add_bug, known, strings, unknown
 
 # pylint: disable=wrong-import-order
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _metadata, _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError, InvalidArgument, PoolNotFound
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
-from ansible_collections.netpool.ipam.plugins.module_utils._service import (
+from ansible_collections.netpool.ipam.plugins.module_utils._checks import (
     FAMILIES, STRATEGIES, check_name, parse_duration)
 
 

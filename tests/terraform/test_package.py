@@ -19,7 +19,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import Invali
 from harness import COLLECTIONS, PROVIDER, ROOT  # pylint: disable=import-error
 
 from netpool_terraform import __main__ as entry, mirror  # pylint: disable=import-error
-from netpool_terraform.provider import Object, resolve, strings  # pylint: disable=import-error
+from netpool_terraform._base import Object, strings  # pylint: disable=import-error
+from netpool_terraform.provider import resolve  # pylint: disable=import-error
 from netpool_terraform.resources import parse_id  # pylint: disable=import-error
 
 

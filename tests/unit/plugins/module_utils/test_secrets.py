@@ -30,6 +30,7 @@ import yaml
 from ansible.errors import AnsibleError
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import dsn_keywords, open_store
@@ -289,7 +290,7 @@ def test_redact_keeps_all_but_the_password(store, shown):
 
 def test_the_stores_hide_with_the_same_module(tmp_path):
     """The runner's failures use ``_secrets``: what ``find`` finds is what a failure hides."""
-    error = _runner.failure(_runner.InvalidArgument('bad %s and %s' % (SECRET, TOKEN)),
+    error = _runner.failure(InvalidArgument('bad %s and %s' % (SECRET, TOKEN)),
                             {'store': 'postgresql://u:%s@db/x' % SECRET, 'store_token': TOKEN})
     assert error == {'msg': 'bad ******** and ******** (store: postgresql://u:********@db/x)',
                      'error': 'invalid_argument', 'store': 'postgresql://u:********@db/x'}
