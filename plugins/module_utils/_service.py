@@ -11,24 +11,22 @@ dict (``changed``, ``diff`` and the objects of SPEC §4.1) or raises an
 ``IpamError``, in which case the store is exactly as it was. ``check=True``
 does the same work and discards it.
 
-The allocation rules live here; finding and keeping free space does not:
-each store's free-space component (``store.free_space()``, see
-``_stores._base.FreeSpace``) allocates, takes, gives back, settles reuse
-delays and rebuilds, and knows no rule. The service decides what is taken
-and given back, and when. The result dicts are shaped in ``_results``.
+The allocation rules live here; input checks in ``_checks``, subnet reshaping in ``_reshape``, verify and repair
+in ``_verify``, reads and result shapes in ``_results``. Each store's free-space component (``store.free_space()``,
+``_freespace._interface.FreeSpace``) allocates, takes, gives back, ends reuse delays and rebuilds, and knows no
+rule: the service decides what is taken and given back, and when.
 """
 
 import random
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _reshape, _tree
+from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _reshape, _tree, _verify
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, DamagedRow, InvalidArgument, PoolExhausted, PoolInUse,
     pool_not_found)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._results import Results
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import LOCKS_AT_BEGIN, PREFETCH
-from ansible_collections.netpool.ipam.plugins.module_utils import _verify
 
 
 class Service(object):

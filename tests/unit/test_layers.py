@@ -44,18 +44,11 @@ LAYERS = [
 
 #: imports against the layer order on main today, each (importer, imported); issue 24 removes them. Remove a
 #: line when its import is gone (the test says so).
-KNOWN_UPWARD = [
-    # issue 24 (R2): free space reaches back into the store interface (_stores/_base.py) from inside a method
-    (MU + '_freespace', MU + '_stores._base'),
-]
+KNOWN_UPWARD = []
 
-#: import loops on main today, each the set of modules of the loop; issue 24 removes them.
-KNOWN_LOOPS = [
-    # issue 24 (R2): _stores/_base.py and _freespace.py import each other (one side inside a method)
-    {MU + '_freespace', MU + '_stores._base'},
-    # issue 24 (R1): the Terraform provider and its resources import each other
-    {'netpool_terraform.provider', 'netpool_terraform.resources'},
-]
+#: import loops on main today, each the set of modules of the loop (issue 24 removed the last two: free space and
+#: the store interface, the Terraform provider and its resources).
+KNOWN_LOOPS = []
 
 
 def modules(root, sources):
