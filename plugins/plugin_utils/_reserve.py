@@ -6,8 +6,9 @@
 
 This is a private module: it may change at any time. The role (roles/reserve/tasks/main.yml) runs:
 
-1. one ``ansible.builtin.set_fact`` per host: the host's request, its role variables as they are for that host
-   (inventory, group, play vars, role parameters, defaults), nothing computed;
+1. one ``netpool.ipam.reserve_request`` per host (plugins/action/reserve_request.py): the host's request, its role
+   variables as they are for that host (inventory, group, play vars, role parameters, defaults: ``REQUEST``),
+   templated by the plugin in one pass, registered (``register`` keeps it out of the fact cache);
 2. once for the play, ``plan``: the requests checked and grouped (one ``owners`` call of
    netpool.ipam.reservation per state, pool, key, settings and store), in inventory order;
 3. once, the reservation task, one call per group (one transaction per store);
@@ -32,6 +33,12 @@ except ImportError:  # pragma: no cover - ansible-core before 2.19, which the co
 from ansible_collections.netpool.ipam.plugins.module_utils import _secrets
 
 STATE = '__reserve_state'
+# (role variable, request field): what netpool.ipam.reserve_request reads from the host's variables.
+REQUEST = (('ipam_state', 'state'), ('ipam_owner', 'owner'), ('ipam_pool', 'pool'), ('ipam_key', 'key'),
+           ('ipam_family', 'family'), ('ipam_ttl', 'ttl'), ('ipam_static_address', 'address'), ('ipam_mac', 'mac'),
+           ('ipam_hostname', 'hostname'), ('ipam_metadata', 'metadata'), ('ipam_metadata_mac', 'metadata_mac'),
+           ('ipam_force', 'force'), ('ipam_reassign', 'reassign'), ('ipam_store', 'store'),
+           ('ipam_store_token', 'store_token'), ('ipam_store_timeout', 'timeout'), ('ipam_namespace', 'namespace'))
 STORE = ('store', 'store_token', 'timeout', 'namespace')
 # The facts the role sets, each a field of the host's entry in the index (see ``facts``).
 # Each reads the host's entry with defaults at every step: a host the role has not reserved for has none.
@@ -86,6 +93,14 @@ def misspelled(names, known=None):
         if nearest:
             found.append((name, nearest[0]))
     return found
+
+
+def mac_facts(facts, key=None):
+    """The part of a host's gathered facts ``_mac`` reads: the interface named ``key`` (else ``default``) and
+    ``default_ipv4`` (a request carries these, not every fact of the host)."""
+    if not isinstance(facts, dict):
+        return {}
+    return dict((name, facts[name]) for name in (key or 'default', 'default_ipv4') if name in facts)
 
 
 def _mac(request):
