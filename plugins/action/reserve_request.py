@@ -6,7 +6,9 @@
 
 The one task of the role run on every host: the host's request, its role variables as they are for that host
 (inventory, group, play vars, role parameters, role defaults: the task's variables), templated in one pass (an
-omitted variable is left out), without a template of its own to compile in each forked worker.
+omitted variable is left out) and checked against the role's documented variables (``argument_specs.reserve`` of
+roles/reserve/meta/argument_specs.yml, read once by the controller process before it forks the workers), as
+Ansible's own ``validate_argument_spec`` would check them.
 """
 
 from __future__ import annotations
@@ -24,8 +26,13 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
-        raw = dict((field, task_vars[name]) for name, field in _reserve.REQUEST if name in task_vars)
-        request = self._templar.template(raw)
+        # every role variable the host has, templated in one pass: an omitted one is left out
+        values = self._templar.template(dict((name, task_vars[name]) for name in _reserve.SPEC if name in task_vars))
+        errors = _reserve.validate(values)
+        if errors:
+            result.update(failed=True, msg=errors)
+            return result
+        request = dict((field, values[name]) for name, field in _reserve.REQUEST if name in values)
         request['host'] = task_vars.get('inventory_hostname')
         request['facts'] = self._templar.template(_reserve.mac_facts(task_vars.get('ansible_facts'), request.get('key')))
         result.update(changed=False, request=request)

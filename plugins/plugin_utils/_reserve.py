@@ -23,6 +23,7 @@ from __future__ import annotations
 import difflib
 import os
 
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.parsing.convert_bool import boolean
 
 try:
@@ -50,6 +51,35 @@ FACTS = dict(
      ('ipam_dns', '{{ %s.dns | default([]) }}' % _RESERVATION)]
     + [('ipam_' + field, '{{ %s.%s | default(none) }}' % (_RESERVATION, field))
        for field in ('address', 'cidr', 'gateway', 'prefix_length', 'netmask')])
+
+
+def _spec():
+    """The options of the role's documented entry point (roles/reserve/meta/argument_specs.yml), and their
+    validator: read when this module is imported, in the controller process (the workers inherit them)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'roles', 'reserve', 'meta',
+                        'argument_specs.yml')
+    import yaml
+    with open(path) as f:
+        options = yaml.load(f, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))['argument_specs']['reserve']['options']
+    return options, ArgumentSpecValidator(options)
+
+
+SPEC, _VALIDATOR = _spec()
+
+
+def validate(values):
+    """The message of what is wrong with a host's role variables (``{name: value}``, templated), or ``''``.
+
+    The check of Ansible's ``validate_argument_spec`` against the role's spec (types, choices), secrets hidden.
+    """
+    found = _VALIDATOR.validate(dict(values)).error_messages
+    if not found:
+        return ''
+    secrets = _secrets.find({'store': values.get('ipam_store'), 'store_token': values.get('ipam_store_token')})
+    return _secrets.hide('netpool.ipam.reserve: validation of the role variables failed: %s' % '; '.join(found),
+                         secrets)
+
+
 # ipam_* names the collection reads or sets besides the role arguments (meta/argument_specs.yml of each role).
 OTHER_NAMES = set(FACTS) | {'ipam_address6', 'ipam_cidr6', 'ipam_namespaces', 'ipam_repair'}
 
@@ -190,6 +220,15 @@ def plan(requests):
     return {'error': 'netpool.ipam.reserve: ' + ' '.join(errors) if errors else '', 'groups': result}
 
 
+def items(the_plan):
+    """The loop of the role's reservation task: the groups of ``plan``, or, when the requests are wrong, one item
+    that says so (``error``), which the task skips and ``facts`` turns into the failure that stops every host."""
+    if the_plan['error']:
+        return [{'error': the_plan['error'], 'label': 'the requests are wrong', 'args': {}, 'defaults': {},
+                 'hosts': []}]
+    return the_plan['groups']
+
+
 def _owner_message(group, failure):
     """The failure of a group's call, naming the hosts that asked and, for an address, which host asked for it."""
     msg = failure.get('msg', 'failed')
@@ -205,8 +244,11 @@ def _owner_message(group, failure):
         who, msg, failure.get('error', 'unknown'))
 
 
-def facts(results, the_plan, previous=None, check=False):
+def facts(results, the_plan=None, previous=None, check=False):
     """The index of what each host got, from the registered loop of the reservation task.
+
+    ``the_plan`` is the plan of the calls; by default, the items of the registered loop (``items``): an item
+    with an ``error`` (the requests were wrong, nothing was reserved) is the failure that stops the play.
 
     ``{'hosts': {host: {'reservation', 'released', 'reservations', 'changed'}}, 'fatal': message, 'table': lines,
     'changed': [hosts]}``. ``previous`` is the index of an earlier run of the role in the play: hosts this run
@@ -216,7 +258,13 @@ def facts(results, the_plan, previous=None, check=False):
     hosts = dict((previous or {}).get('hosts') or {})
     fatal, lines, changed = '', [], []
     loop = (results or {}).get('results') or []
-    for group, result in zip(the_plan.get('groups') or [], loop):
+    groups = the_plan.get('groups') or [] if the_plan is not None else [result.get('item') or {} for result in loop]
+    for group in groups:
+        if group.get('error'):
+            fatal = fatal or group['error']
+    for group, result in zip(groups, loop):
+        if group.get('error'):
+            continue
         if result.get('failed'):
             if check and result.get('error') == 'pool_not_found':
                 for host, _owner in group['hosts']:
