@@ -45,7 +45,7 @@ SECRET_PLAY = """
     - role: netpool.ipam.reserve
       vars:
         ipam_pool: p
-        ipam_static_address: "{{ static | default(omit) }}"
+        ipam_static_address: "{{ static | default(omit) if inventory_hostname == 'n2' else omit }}"
 
 - name: Publish
   hosts: localhost
