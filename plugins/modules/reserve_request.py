@@ -18,7 +18,6 @@ description:
   - The work is done by the action plugin, on the controller; this module only documents it.
 author:
   - netpool.ipam engineers (@netpool)
-options: {}
 attributes:
   check_mode:
     description: Reads variables only; it behaves the same in check mode.
@@ -31,7 +30,7 @@ attributes:
     support: full
     platforms: all
 notes:
-  - The request holds the store settings (C(ipam_store_token)): the role runs this task with C(no_log).
+  - The request holds the store settings, C(ipam_store_token) too, so the role runs this task with C(no_log).
 """
 
 EXAMPLES = r"""
