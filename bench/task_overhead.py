@@ -17,7 +17,8 @@ nothing connects), forks 10:
   - role-rerun:    the role again
   - role-before, role-before-rerun: the same two plays with the collection of another checkout (--before, e.g.
                    main), in the same rounds, for a before-figure measured in the same run
-Each round runs each playbook once; the median over the rounds is reported, with two ratios:
+Each round runs each playbook once; the median over the rounds is reported (wall seconds, and CPU seconds: user +
+sys of ansible-playbook and its workers, which the load of a shared machine hardly moves), with two ratios:
   whole run  = X / set_fact (each run's wall clock)
   task only  = (X - empty) / (set_fact - empty)
 Targets: reserve's whole-run ratio <= 1.5; the role's <= 1.1 (issue 14). The role's addresses are checked
@@ -37,7 +38,28 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402  pylint: disable=wrong-import-position
-from _common import environment, machine, timed, tool, unreachable_hosts  # noqa: E402  pylint: disable=wrong-import-position
+from _common import environment, machine, tool, unreachable_hosts  # noqa: E402  pylint: disable=wrong-import-position
+
+CPU = {}  # play name -> CPU seconds (user + sys of the ansible-playbook process tree) of each run
+
+
+def timed(cmd, cwd, env, name=None):
+    """Wall seconds the command took; its CPU seconds (user + sys of the process and every child it waited
+    for: the forked workers) are kept in ``CPU[name]``. The CPU figure hardly moves with the machine's load."""
+    import subprocess
+    import time
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    output = proc.stdout.read()
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        sys.stderr.write(output.decode(errors='replace')[-4000:])
+        raise SystemExit('%s failed (rc %d)' % (' '.join(cmd), proc.returncode))
+    if name:
+        CPU.setdefault(name, []).append(usage.ru_utime + usage.ru_stime)
+    return elapsed
 
 PLAYS = {
     'empty': '',
@@ -147,22 +169,24 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
                     env = environment(ANSIBLE_FORKS=str(forks), NETPOOL_IPAM_STORE=spec)
                     timed(playbook_cmd + ['pool.yml'], work, env)
                     if number == 0:
-                        times['empty'].append(timed(playbook_cmd + ['empty.yml'], work, env))
-                        times['set_fact'].append(timed(playbook_cmd + ['set_fact.yml'], work, env))
-                        times['argspec'].append(timed(playbook_cmd + ['argspec.yml'], work, env))
+                        times['empty'].append(timed(playbook_cmd + ['empty.yml'], work, env, 'empty'))
+                        times['set_fact'].append(timed(playbook_cmd + ['set_fact.yml'], work, env, 'set_fact'))
+                        times['argspec'].append(timed(playbook_cmd + ['argspec.yml'], work, env, 'argspec'))
                     play = 'role.yml' if first.startswith('role') else first + '.yml'
                     if first == 'role-before':
                         env = before_environment(before, ANSIBLE_FORKS=str(forks), NETPOOL_IPAM_STORE=spec)
-                    times[first].append(timed(playbook_cmd + [play], work, env))
-                    times[again].append(timed(playbook_cmd + [play], work, env))
+                    times[first].append(timed(playbook_cmd + [play], work, env, first))
+                    times[again].append(timed(playbook_cmd + [play], work, env, again))
                     if first.startswith('role'):
                         ordered = ordered and in_order(os.path.join(work, 'role-addresses.json'))
                 finally:
                     drop()
         median = dict((k, statistics.median(v)) for k, v in times.items())
+        cpu = dict((k, statistics.median(CPU.pop(k))) for k in names)
         print('hosts %d, forks %d, rounds %d, store %s' % (hosts, forks, rounds, kind))
         for name in names:
-            print('%-14s median %.2f s   (%s)' % (name, median[name], ', '.join('%.2f' % v for v in times[name])))
+            print('%-17s median %.2f s   (%s)   CPU %.2f s (x set_fact %.2f)' % (
+                name, median[name], ', '.join('%.2f' % v for v in times[name]), cpu[name], cpu[name] / cpu['set_fact']))
         ratios = {}
         for name in names[2:]:
             ratios[name] = median[name] / median['set_fact']

@@ -15,16 +15,16 @@ short_description: What each host got from the reserve role (internal to the rol
 description:
 - Used by role C(netpool.ipam.reserve), once for the play. Its input and output may change with the role.
 - Indexes by host the registered results of the role's M(netpool.ipam.reservation) calls, and says the failure that
-  stops the play, if any, naming the hosts that asked.
+  stops the play, if any (wrong requests, or a failed call, naming the hosts that asked).
 options:
   _input:
     description: The registered loop of the role's reservation task.
     type: dict
     required: true
   plan:
-    description: The output of P(netpool.ipam.reserve_plan#filter) the calls were made from.
+    description: The plan the calls were made from; by default the items of the registered loop (the output of
+      P(netpool.ipam.reserve_plan#filter)).
     type: dict
-    required: true
   previous:
     description: The index of an earlier run of the role in the play.
     type: dict
@@ -47,7 +47,7 @@ _value:
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _reserve
 
 
-def reserve_facts(results, plan, previous=None, check=False):
+def reserve_facts(results, plan=None, previous=None, check=False):
     return _reserve.facts(results, plan, previous, check)
 
 

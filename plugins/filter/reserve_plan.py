@@ -15,7 +15,9 @@ short_description: The reserve role's requests, checked and grouped (internal to
 description:
 - Used by role C(netpool.ipam.reserve), once for the play. Its input and output may change with the role.
 - Turns the requests of the hosts (one dict per host, in inventory order) into the calls of M(netpool.ipam.reservation)
-  that make them, one per state, pool, key, settings and store.
+  that make them, one per state, pool, key, settings and store: the loop of the role's reservation task. When the
+  requests are wrong, the loop is one item whose C(error) says what is wrong (the role skips it and stops every host
+  with that message).
 - Warns of an C(ipam_*) variable in O(names) that no role of the collection reads but that looks like one it does
   (a misspelling), naming the nearest.
 options:
@@ -36,8 +38,9 @@ EXAMPLES = r'''
 
 RETURN = r'''
 _value:
-  description: C(error) (a message, empty when the requests are fine) and C(groups) (the calls).
-  type: dict
+  description: The calls (C(args), C(defaults), C(hosts), C(label)), or one item with C(error).
+  type: list
+  elements: dict
 '''
 
 from ansible.utils.display import Display
@@ -51,7 +54,7 @@ def reserve_plan(requests, names=None):
     for name, nearest in _reserve.misspelled(names):
         display.warning('netpool.ipam.reserve: the variable %s is not one the role reads: did you mean %s?'
                         % (name, nearest))
-    return _reserve.plan(requests)
+    return _reserve.items(_reserve.plan(requests))
 
 
 class FilterModule:

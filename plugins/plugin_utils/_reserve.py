@@ -6,8 +6,9 @@
 
 This is a private module: it may change at any time. The role (roles/reserve/tasks/main.yml) runs:
 
-1. one ``ansible.builtin.set_fact`` per host: the host's request, its role variables as they are for that host
-   (inventory, group, play vars, role parameters, defaults), nothing computed;
+1. one ``netpool.ipam.reserve_request`` per host (plugins/action/reserve_request.py): the host's request, its role
+   variables as they are for that host (inventory, group, play vars, role parameters, defaults: ``REQUEST``),
+   templated by the plugin in one pass, registered (``register`` keeps it out of the fact cache);
 2. once for the play, ``plan``: the requests checked and grouped (one ``owners`` call of
    netpool.ipam.reservation per state, pool, key, settings and store), in inventory order;
 3. once, the reservation task, one call per group (one transaction per store);
@@ -22,6 +23,7 @@ from __future__ import annotations
 import difflib
 import os
 
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.parsing.convert_bool import boolean
 
 try:
@@ -32,6 +34,12 @@ except ImportError:  # pragma: no cover - ansible-core before 2.19, which the co
 from ansible_collections.netpool.ipam.plugins.module_utils import _secrets
 
 STATE = '__reserve_state'
+# (role variable, request field): what netpool.ipam.reserve_request reads from the host's variables.
+REQUEST = (('ipam_state', 'state'), ('ipam_owner', 'owner'), ('ipam_pool', 'pool'), ('ipam_key', 'key'),
+           ('ipam_family', 'family'), ('ipam_ttl', 'ttl'), ('ipam_static_address', 'address'), ('ipam_mac', 'mac'),
+           ('ipam_hostname', 'hostname'), ('ipam_metadata', 'metadata'), ('ipam_metadata_mac', 'metadata_mac'),
+           ('ipam_force', 'force'), ('ipam_reassign', 'reassign'), ('ipam_store', 'store'),
+           ('ipam_store_token', 'store_token'), ('ipam_store_timeout', 'timeout'), ('ipam_namespace', 'namespace'))
 STORE = ('store', 'store_token', 'timeout', 'namespace')
 # The facts the role sets, each a field of the host's entry in the index (see ``facts``).
 # Each reads the host's entry with defaults at every step: a host the role has not reserved for has none.
@@ -43,6 +51,35 @@ FACTS = dict(
      ('ipam_dns', '{{ %s.dns | default([]) }}' % _RESERVATION)]
     + [('ipam_' + field, '{{ %s.%s | default(none) }}' % (_RESERVATION, field))
        for field in ('address', 'cidr', 'gateway', 'prefix_length', 'netmask')])
+
+
+def _spec():
+    """The options of the role's documented entry point (roles/reserve/meta/argument_specs.yml), and their
+    validator: read when this module is imported, in the controller process (the workers inherit them)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'roles', 'reserve', 'meta',
+                        'argument_specs.yml')
+    import yaml
+    with open(path) as f:
+        options = yaml.load(f, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))['argument_specs']['reserve']['options']
+    return options, ArgumentSpecValidator(options)
+
+
+SPEC, _VALIDATOR = _spec()
+
+
+def validate(values):
+    """The message of what is wrong with a host's role variables (``{name: value}``, templated), or ``''``.
+
+    The check of Ansible's ``validate_argument_spec`` against the role's spec (types, choices), secrets hidden.
+    """
+    found = _VALIDATOR.validate(dict(values)).error_messages
+    if not found:
+        return ''
+    secrets = _secrets.find({'store': values.get('ipam_store'), 'store_token': values.get('ipam_store_token')})
+    return _secrets.hide('netpool.ipam.reserve: validation of the role variables failed: %s' % '; '.join(found),
+                         secrets)
+
+
 # ipam_* names the collection reads or sets besides the role arguments (meta/argument_specs.yml of each role).
 OTHER_NAMES = set(FACTS) | {'ipam_address6', 'ipam_cidr6', 'ipam_namespaces', 'ipam_repair'}
 
@@ -86,6 +123,14 @@ def misspelled(names, known=None):
         if nearest:
             found.append((name, nearest[0]))
     return found
+
+
+def mac_facts(facts, key=None):
+    """The part of a host's gathered facts ``_mac`` reads: the interface named ``key`` (else ``default``) and
+    ``default_ipv4`` (a request carries these, not every fact of the host)."""
+    if not isinstance(facts, dict):
+        return {}
+    return dict((name, facts[name]) for name in (key or 'default', 'default_ipv4') if name in facts)
 
 
 def _mac(request):
@@ -175,6 +220,15 @@ def plan(requests):
     return {'error': 'netpool.ipam.reserve: ' + ' '.join(errors) if errors else '', 'groups': result}
 
 
+def items(the_plan):
+    """The loop of the role's reservation task: the groups of ``plan``, or, when the requests are wrong, one item
+    that says so (``error``), which the task skips and ``facts`` turns into the failure that stops every host."""
+    if the_plan['error']:
+        return [{'error': the_plan['error'], 'label': 'the requests are wrong', 'args': {}, 'defaults': {},
+                 'hosts': []}]
+    return the_plan['groups']
+
+
 def _owner_message(group, failure):
     """The failure of a group's call, naming the hosts that asked and, for an address, which host asked for it."""
     msg = failure.get('msg', 'failed')
@@ -190,8 +244,11 @@ def _owner_message(group, failure):
         who, msg, failure.get('error', 'unknown'))
 
 
-def facts(results, the_plan, previous=None, check=False):
+def facts(results, the_plan=None, previous=None, check=False):
     """The index of what each host got, from the registered loop of the reservation task.
+
+    ``the_plan`` is the plan of the calls; by default, the items of the registered loop (``items``): an item
+    with an ``error`` (the requests were wrong, nothing was reserved) is the failure that stops the play.
 
     ``{'hosts': {host: {'reservation', 'released', 'reservations', 'changed'}}, 'fatal': message, 'table': lines,
     'changed': [hosts]}``. ``previous`` is the index of an earlier run of the role in the play: hosts this run
@@ -201,7 +258,13 @@ def facts(results, the_plan, previous=None, check=False):
     hosts = dict((previous or {}).get('hosts') or {})
     fatal, lines, changed = '', [], []
     loop = (results or {}).get('results') or []
-    for group, result in zip(the_plan.get('groups') or [], loop):
+    groups = the_plan.get('groups') or [] if the_plan is not None else [result.get('item') or {} for result in loop]
+    for group in groups:
+        if group.get('error'):
+            fatal = fatal or group['error']
+    for group, result in zip(groups, loop):
+        if group.get('error'):
+            continue
         if result.get('failed'):
             if check and result.get('error') == 'pool_not_found':
                 for host, _owner in group['hosts']:

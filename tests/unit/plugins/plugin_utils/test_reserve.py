@@ -60,3 +60,18 @@ def test_misspelled_names_the_nearest_and_leaves_known_names_alone():
     assert {'ipam_static_address', 'ipam_pools', 'ipam_publish_reload', 'ipam_address'} <= known
     assert _reserve.misspelled(['ipam_stattic_address', 'ipam_pool', 'ipam_my_own_thing']) == [
         ('ipam_stattic_address', 'ipam_static_address')]
+
+
+def test_wrong_requests_are_one_item_that_stops_every_host():
+    items = _reserve.items(_reserve.plan([{'host': 'a', 'state': 'present'}]))
+    assert len(items) == 1 and items[0]['error'].startswith('netpool.ipam.reserve: set ipam_pool')
+    # the reservation task skips it; its registered loop carries it to the facts
+    state = _reserve.facts({'results': [{'skipped': True, 'item': items[0]}]})
+    assert state['fatal'] == items[0]['error'] and state['hosts'] == {}
+
+
+def test_validate_checks_the_role_spec_and_hides_secrets():
+    assert _reserve.validate({'ipam_pool': 'web', 'ipam_state': 'absent'}) == ''
+    msg = _reserve.validate({'ipam_state': 'bogus', 'ipam_store_token': 'tok-SECRET', 'ipam_store_timeout': 'tok-SECRET'})
+    assert 'value of ipam_state must be one of: present, absent, got: bogus' in msg
+    assert 'ipam_store_timeout' in msg and 'tok-SECRET' not in msg

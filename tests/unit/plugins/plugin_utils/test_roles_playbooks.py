@@ -15,6 +15,7 @@ Needs ``ansible-playbook`` beside this Python (``make venv``); the secret tests 
 
 import json
 import os
+import re
 import subprocess
 import sqlite3
 
@@ -45,7 +46,7 @@ SECRET_PLAY = """
     - role: netpool.ipam.reserve
       vars:
         ipam_pool: p
-        ipam_static_address: "{{ static | default(omit) }}"
+        ipam_static_address: "{{ static | default(omit) if inventory_hostname == 'n2' else omit }}"
 
 - name: Publish
   hosts: localhost
@@ -214,3 +215,40 @@ def test_a_reload_that_cannot_run_says_which_variable_to_set(tmp_path):
     assert code != 0, out
     assert "reloading it with '/nonexistent/systemctl reload named' failed" in out, out
     assert "Set ipam_publish_reload.bind to the command that reloads it on this host" in out, out
+
+
+ONE_TASK_PLAY = """
+- name: Declare the pool
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+      vars:
+        ipam_pools: [{name: p, cidr: 10.64.0.0/24}]
+
+- name: Reserve
+  hosts: nodes
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.reserve
+      vars:
+        ipam_pool: p
+        ipam_store_timeout: "{{ timeout | default(omit) }}"
+"""
+
+
+def test_reserve_role_runs_one_task_per_host_and_checks_its_variables(tmp_path):
+    """Issue 25: no validate_argument_spec task of Ansible's on every host; the request checks the spec itself."""
+    store = str(tmp_path / 'ipam.sqlite')
+    code, out = playbook(tmp_path, ONE_TASK_PLAY, NETPOOL_IPAM_STORE=store)
+    assert code == 0, out
+    assert 'netpool.ipam.reserve : Validating arguments' not in out, out
+    # the request is the one task n2 runs (the tasks run once count on n1)
+    assert re.search(r'n2 +: ok=1 ', out), out
+    # ansible-core's own wording of a wrong type or choice, and nothing is reserved
+    code, out = playbook(tmp_path, ONE_TASK_PLAY, '-e', 'timeout=soon ipam_state=bogus',
+                         NETPOOL_IPAM_STORE=str(tmp_path / 'other.sqlite'))
+    assert code != 0, out
+    assert 'netpool.ipam.reserve: validation of the role variables failed:' in out, out
+    assert 'value of ipam_state must be one of: present, absent, got: bogus' in out, out
+    assert "argument 'ipam_store_timeout' is of type" in out, out
