@@ -22,7 +22,7 @@ the pools of one namespace:
 - ``excluded(pool, subnet, n)``: whether a static request of ``n`` needs ``force``.
 
 Addresses resting under a reuse delay are store state, not shape: the free-space derivation
-(``_freespace.derive``) counts an address resting in any pool of the namespace as free in none, which
+(``_freespace._derive.derive``) counts an address resting in any pool of the namespace as free in none, which
 covers the ancestors' resting addresses. Every answer is spans, never a list of addresses: an IPv6 /64
 is never enumerated.
 """
