@@ -61,6 +61,7 @@ def timed(cmd, cwd, env, name=None):
         CPU.setdefault(name, []).append(usage.ru_utime + usage.ru_stime)
     return elapsed
 
+
 PLAYS = {
     'empty': '',
     'set_fact': """

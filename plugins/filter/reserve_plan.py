@@ -15,7 +15,7 @@ short_description: The reserve role's requests, checked and grouped (internal to
 description:
 - Used by role C(netpool.ipam.reserve), once for the play. Its input and output may change with the role.
 - Turns the requests of the hosts (one dict per host, in inventory order) into the calls of M(netpool.ipam.reservation)
-  that make them, one per state, pool, key, settings and store: the loop of the role's reservation task. When the
+  that make them, one per state, pool, key, settings and store (the loop of the role's reservation task). When the
   requests are wrong, the loop is one item whose C(error) says what is wrong (the role skips it and stops every host
   with that message).
 - Warns of an C(ipam_*) variable in O(names) that no role of the collection reads but that looks like one it does
