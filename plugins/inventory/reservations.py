@@ -89,9 +89,11 @@ seealso:
 """
 
 EXAMPLES = r"""
+---
 # netpool.yml: every owner of a reservation of the default namespace of ./ipam.sqlite
 plugin: netpool.ipam.reservations
 
+---
 # prod.netpool.yml: the web and db pools of the prod namespace on PostgreSQL (the password from
 # NETPOOL_IPAM_STORE_TOKEN), the address of key eth0 as ansible_host, groups by the role in the metadata
 plugin: netpool.ipam.reservations
@@ -108,6 +110,7 @@ compose:
 groups:
   static: netpool_reservations | selectattr('static') | length > 0
 
+---
 # vms.netpool.yml: what Terraform reserved (store from NETPOOL_IPAM_STORE), cached for an hour
 plugin: netpool.ipam.reservations
 cache: true
