@@ -724,6 +724,9 @@ class IpamMachine(RuleBasedStateMachine):
             return
         else:
             new = data.draw(st.sampled_from(list(net.subnets())))
+        if 'whole' in self.cannot and any(cs.cidr == str(new) for c in self._children(ns, name)
+                                          for cs in self.pools[(ns, c)].subnets):
+            return
         spec = [{'cidr': s.cidr} for s in pool.subnets]
         spec[i] = {'cidr': str(new)}
         before = export_state(self.store)
