@@ -31,7 +31,11 @@ exclusions) is free in no pool below it, derived, never copied into the child; r
 carving (gateway, exclusions, resize) and delete child pools whose addresses rest under a reuse delay (they
 rest on in the parent); after every step no pool's free space holds an ancestor's withheld address.
 
-Runs on SQLite, JSON and PostgreSQL (fewer examples there: ``PG_SETTINGS``).
+Runs on SQLite, JSON and PostgreSQL (fewer examples there: ``PG_SETTINGS``), and a shorter run on the real
+NetBox the tests start (``NETBOX_SETTINGS``; NetBox emptied before each example). What NetBox cannot hold
+(``cannot``: the ``random`` strategy, docs/stores.md; and, until it is fixed, a child pool as wide as its
+parent's subnet) is never asked of it; everything else must pass there as anywhere, ``unsupported`` included as
+a failure.
 """
 
 import copy
@@ -49,7 +53,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._service import Servi
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
-from ansible_collections.netpool.ipam.tests.support import postgresql_server
+from ansible_collections.netpool.ipam.tests.support import netbox_server, postgresql_server
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
 SETTINGS = settings(max_examples=300, stateful_step_count=40, deadline=None,
@@ -65,6 +69,8 @@ KEYS = ('default', 'eth1')
 SUBNETS = ('10.0.0.0/29', '10.0.0.8/29', '10.0.0.0/28', '10.0.1.0/30', '10.0.1.4/31', '10.0.1.6/32',
            '2001:db8::/125', '2001:db8::8/126', '2001:db8::/124')
 PG_SETTINGS = settings(SETTINGS, max_examples=60, stateful_step_count=30)
+#: each step is a few HTTP requests to a two-worker NetBox
+NETBOX_SETTINGS = settings(SETTINGS, max_examples=12, stateful_step_count=20)
 TTLS = (None, None, 30, 90)
 
 
@@ -146,6 +152,8 @@ class Expect(Exception):
 
 class IpamMachine(RuleBasedStateMachine):
     kind = None     # 'sqlite' or 'json', set by the subclasses below
+    #: what the store cannot hold (it says ``unsupported``): never asked of it (the contract's ``needs`` words)
+    cannot = frozenset()
 
     def __init__(self):
         super(IpamMachine, self).__init__()
@@ -334,6 +342,8 @@ class IpamMachine(RuleBasedStateMachine):
           subnets=st.lists(st.integers(0, len(SUBNETS) - 1), min_size=1, max_size=2, unique=True),
           strategy=st.sampled_from(('first', 'random')), delay=st.sampled_from((0, 0, 60)), gateway=st.booleans())
     def create_pool(self, ns, name, subnets, strategy, delay, gateway):
+        if strategy in self.cannot:
+            strategy = 'first'
         if (ns, name) in self.pools:
             return
         subs = [Sub(SUBNETS[i], gateway) for i in subnets]
@@ -400,6 +410,8 @@ class IpamMachine(RuleBasedStateMachine):
             return
         ns, parent = data.draw(st.sampled_from(sorted(self.pools)))
         if (ns, name) in self.pools:
+            return
+        if 'whole' in self.cannot and any(s.prefix == prefix for s in self.pools[(ns, parent)].subnets):
             return
         fits = [s for s in self.pools[(ns, parent)].subnets if s.prefix <= prefix <= (32 if s.version == 4 else 128)]
         obstacles = self._held(ns, parent) | set(self.waiting.get((ns, parent), {}))
@@ -712,6 +724,9 @@ class IpamMachine(RuleBasedStateMachine):
             return
         else:
             new = data.draw(st.sampled_from(list(net.subnets())))
+        if 'whole' in self.cannot and any(cs.cidr == str(new) for c in self._children(ns, name)
+                                          for cs in self.pools[(ns, c)].subnets):
+            return
         spec = [{'cidr': s.cidr} for s in pool.subnets]
         spec[i] = {'cidr': str(new)}
         before = export_state(self.store)
@@ -856,6 +871,26 @@ class PostgresqlMachine(IpamMachine):
             super(PostgresqlMachine, self).teardown()
         finally:
             self._schema.__exit__(None, None, None)
+
+
+class NetboxMachine(IpamMachine):
+    """The same on the session's real NetBox (tests/support/netbox_server.py), emptied before each example."""
+
+    #: 'whole': a child as wide as its parent's subnet takes over the parent's prefix on NetBox and the parent
+    #: is lost (a defect, not a documented limit: test_netbox.py test_a_child_as_wide_as_its_parent, xfail)
+    cannot = frozenset(['random', 'whole'])
+
+    def _open(self):
+        netbox_server.wipe()
+        return open_store(netbox_server.url(), token=netbox_server.token())
+
+
+class TestNetboxStoreStateMachine(object):
+    """Named for ``-k TestNetboxStore``: runs in ``make units`` only, like the NetBox conformance suite."""
+
+    def test_netbox_state_machine(self):
+        netbox_server.server()      # skips (or fails, NETPOOL_IPAM_TEST_NETBOX=required) where NetBox cannot run
+        run_state_machine_as_test(NetboxMachine, settings=NETBOX_SETTINGS)
 
 
 def test_postgresql_state_machine():

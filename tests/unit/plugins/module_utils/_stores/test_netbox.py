@@ -294,3 +294,14 @@ def test_verify_sees_hand_edits_in_netbox(svc):
     requests.post(netbox.server()['url'] + '/api/ipam/ip-addresses/', json={'address': '10.14.0.15/24'},
                   headers=headers, timeout=30).raise_for_status()
     assert [p['code'] for p in svc.verify()['problems']] == ['free_space_mismatch']
+
+
+@pytest.mark.xfail(strict=True, reason='defect: on NetBox a child pool as wide as its parent subnet adopts the '
+                                       "parent's prefix, and the parent pool is gone (found by the state machine)")
+def test_a_child_as_wide_as_its_parent(svc):
+    """A child carved as the whole of its parent's subnet (``prefix_length`` = the subnet's): both pools stay, as
+    on every other store. Today the child takes over the parent's NetBox prefix and ``a`` is pool_not_found."""
+    svc.pool('a', subnets=[{'cidr': '10.0.0.0/29', 'gateway': '10.0.0.1'}])
+    svc.pool('k1', parent='a', prefix_length=29)
+    assert sorted(p['name'] for p in svc.info()['pools']) == ['a', 'k1']
+    assert svc.range('a', '10.0.0.0-10.0.0.0', kind='excluded')['changed']
