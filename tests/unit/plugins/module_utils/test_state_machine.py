@@ -70,7 +70,7 @@ SUBNETS = ('10.0.0.0/29', '10.0.0.8/29', '10.0.0.0/28', '10.0.1.0/30', '10.0.1.4
            '2001:db8::/125', '2001:db8::8/126', '2001:db8::/124')
 PG_SETTINGS = settings(SETTINGS, max_examples=60, stateful_step_count=30)
 #: each step is a few HTTP requests to a two-worker NetBox
-NETBOX_SETTINGS = settings(SETTINGS, max_examples=12, stateful_step_count=20)
+NETBOX_SETTINGS = settings(SETTINGS, max_examples=3, stateful_step_count=12)
 TTLS = (None, None, 30, 90)
 
 
