@@ -13,13 +13,14 @@ listed in docs/docsite/extra-docs.yml. Each page is converted with m2r2 (require
 page, a link to any other file of the repository a link to it on GitHub.
 """
 
-import argparse
 import os
 import re
 import sys
 
 import m2r2
 from mistune.inline_parser import InlineParser
+
+from _generated import sync  # tools/_generated.py, beside this script
 
 _REGISTER = InlineParser.register
 
@@ -76,25 +77,10 @@ def pages():
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', 1)[0])
-    parser.add_argument('--check', action='store_true', help='change nothing; exit 1 when a page is not up to date')
-    args = parser.parse_args(argv)
-    stale = []
-    for rel, text in sorted(pages().items()):
-        path = os.path.join(RST, rel)
-        try:
-            with open(path) as f:
-                current = f.read()
-        except FileNotFoundError:
-            current = None
-        if current != text:
-            stale.append(rel)
-            if not args.check:
-                os.makedirs(RST, exist_ok=True)
-                with open(path, 'w') as f:
-                    f.write(text)
-    extra = sorted(set(os.listdir(RST)) - set(pages())) if os.path.isdir(RST) else []
-    if args.check and (stale or extra):
+    made = pages()
+    check, stale = sync(__doc__.split('\n\n', 1)[0], made, RST, argv)
+    extra = sorted(set(os.listdir(RST)) - set(made)) if os.path.isdir(RST) else []
+    if check and (stale or extra):
         print('Not up to date: %s. Run: python tools/docsite.py'
               % ', '.join(['docs/docsite/rst/' + s for s in stale] + ['docs/docsite/rst/%s (no docs/*.md)' % s for s in extra]))
         return 1

@@ -21,25 +21,10 @@ in %A, 1 with a conflict (git's own text merge of the three files, markers and a
 """
 
 import json
-import os
 import subprocess
 import sys
-import types
 
-
-def _import_collection():
-    """Make ``ansible_collections.netpool.ipam`` this checkout or installed copy, wherever it lies."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        import ansible_collections.netpool.ipam.plugins.module_utils._stores._json_document  # noqa: F401
-        return
-    except ImportError:
-        pass
-    for name, path in (('ansible_collections', []), ('ansible_collections.netpool', []),
-                       ('ansible_collections.netpool.ipam', [root])):
-        module = sys.modules.get(name) or types.ModuleType(name)
-        module.__path__ = list(getattr(module, '__path__', [])) + path
-        sys.modules[name] = module
+from _collection import import_collection  # tools/_collection.py, beside this script
 
 
 def _text_merge(base, ours, theirs, name):
@@ -55,7 +40,7 @@ def main(argv=None):
         return 2
     base, ours, theirs = argv[:3]
     name = argv[3] if len(argv) == 4 else ours
-    _import_collection()
+    import_collection('plugins.module_utils._stores._json_document')
     from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _json_document
     try:
         documents = []

@@ -24,22 +24,8 @@ import argparse
 import json
 import os
 import sys
-import types
 
-
-def _import_collection():
-    """Make ``ansible_collections.netpool.ipam`` this checkout or installed copy, wherever it lies."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        import ansible_collections.netpool.ipam.plugins.module_utils._transfer  # noqa: F401
-        return
-    except ImportError:
-        pass
-    for name, path in (('ansible_collections', []), ('ansible_collections.netpool', []),
-                       ('ansible_collections.netpool.ipam', [root])):
-        module = sys.modules.get(name) or types.ModuleType(name)
-        module.__path__ = list(getattr(module, '__path__', [])) + path
-        sys.modules[name] = module
+from _collection import import_collection  # tools/_collection.py, beside this script
 
 
 def _same(source, target):
@@ -61,7 +47,7 @@ def main(argv=None):
                         help='do not verify TLS certificates of the stores')
     args = parser.parse_args(argv)
 
-    _import_collection()
+    import_collection('plugins.module_utils._transfer')
     from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store, redact, store_kind
     from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state, import_state

@@ -14,7 +14,6 @@ terraform/examples/ (provider/provider.tf, resources/<type>/resource.tf and impo
 data-sources/<type>/data-source.tf), which every resource and data source must have.
 """
 
-import argparse
 import os
 import sys
 
@@ -26,6 +25,8 @@ os.environ.setdefault('NETPOOL_TERRAFORM_COLLECTIONS_PATH', os.path.join(ROOT, '
 from netpool_terraform._base import Object  # noqa: E402  pylint: disable=wrong-import-position
 from netpool_terraform.provider import NetpoolProvider  # noqa: E402  pylint: disable=wrong-import-position
 from tf.types import Bool, List, Map, Number, Set, String  # noqa: E402  pylint: disable=wrong-import-position
+
+from _generated import sync  # noqa: E402  pylint: disable=wrong-import-position
 
 INTRO = ('The `netpool` provider reserves IP addresses from the pools of the netpool.ipam Ansible collection: '
          'the same pools, stores and rules its modules, roles and lookup use, so that a VM Terraform creates '
@@ -109,25 +110,8 @@ def pages():
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', 1)[0])
-    parser.add_argument('--check', action='store_true', help='change nothing; exit 1 when a page is not up to date')
-    args = parser.parse_args(argv)
-    stale = []
-    for rel, text in sorted(pages().items()):
-        path = os.path.join(TERRAFORM, rel)
-        try:
-            with open(path) as f:
-                current = f.read()
-        except FileNotFoundError:
-            current = None
-        if current == text:
-            continue
-        stale.append(rel)
-        if not args.check:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, 'w') as f:
-                f.write(text)
-    if args.check and stale:
+    check, stale = sync(__doc__.split('\n\n', 1)[0], pages(), TERRAFORM, argv)
+    if check and stale:
         print('Not up to date: %s. Run: python tools/terraform_docs.py' % ', '.join('terraform/' + s for s in stale))
         return 1
     return 0

@@ -39,12 +39,12 @@ def test_tarball_carries_what_a_user_runs_and_nothing_of_the_build(tarball_names
                    'meta/runtime.yml', 'meta/execution-environment.yml', 'meta/ee-requirements.txt', 'requirements.txt',
                    'docs/docsite/extra-docs.yml', 'docs/docsite/links.yml', 'docs/stores.md',
                    'plugins/modules/reservation.py', 'plugins/filter/kea_dhcp4.py', 'roles/reserve/tasks/main.yml',
-                   'playbooks/migrate_store.yml', 'tools/migrate_store.py', 'terraform/pyproject.toml',
+                   'playbooks/migrate_store.yml', 'tools/migrate_store.py', 'tools/_collection.py', 'terraform/pyproject.toml',
                    'terraform/netpool_terraform/provider.py', 'terraform/docs/index.md', 'terraform/CHANGELOG.md',
                    'terraform/examples/provider/provider.tf'):
         assert needed in names, needed
     unwanted = re.compile(r'^(tests|extensions|bench|build|demo|collections|changelogs/fragments|\.[^/]+)/'
-                          r'|^(Makefile|pytest\.ini|ansible\.cfg|requirements-[^/]*\.txt|tools/(docsite|terraform_docs)\.py)$'
+                          r'|^(Makefile|pytest\.ini|ansible\.cfg|requirements-[^/]*\.txt|tools/(docsite|terraform_docs|_generated)\.py)$'
                           r'|(^|/)(__pycache__|[^/]*\.egg-info|build|dist)/|\.pyc$|\.sqlite|\.tar\.gz$')
     assert [n for n in names if unwanted.search(n)] == []
 

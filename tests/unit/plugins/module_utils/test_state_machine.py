@@ -36,10 +36,15 @@ NetBox the tests start (``NETBOX_SETTINGS``; NetBox emptied before each example)
 (``cannot``: the ``random`` strategy, docs/stores.md; and, until it is fixed, a child pool as wide as its
 parent's subnet) is never asked of it; everything else must pass there as anywhere, ``unsupported`` included as
 a failure.
+
+The budget: ``make units`` runs the numbers below. ``make units-min`` (the oldest supported Python and
+ansible-core) sets ``NETPOOL_IPAM_TEST_FUZZ=short``: the same rules with a tenth of the examples. This test drives
+``module_utils`` alone, whose code is the same on every ansible-core, so the long run is paid once per CI run.
 """
 
 import copy
 import ipaddress
+import os
 import random
 import shutil
 import tempfile
@@ -56,7 +61,9 @@ from ansible_collections.netpool.ipam.plugins.module_utils._transfer import expo
 from ansible_collections.netpool.ipam.tests.support import netbox_server, postgresql_server
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
-SETTINGS = settings(max_examples=300, stateful_step_count=40, deadline=None,
+#: a tenth of the examples when NETPOOL_IPAM_TEST_FUZZ=short (make units-min)
+_SHARE = 10 if os.environ.get('NETPOOL_IPAM_TEST_FUZZ') == 'short' else 1
+SETTINGS = settings(max_examples=300 // _SHARE, stateful_step_count=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 NAMESPACES = ('default', 'lab')
@@ -68,7 +75,7 @@ KEYS = ('default', 'eth1')
 #: small subnets; some overlap on purpose (pool_overlap, and invalid_argument inside one pool)
 SUBNETS = ('10.0.0.0/29', '10.0.0.8/29', '10.0.0.0/28', '10.0.1.0/30', '10.0.1.4/31', '10.0.1.6/32',
            '2001:db8::/125', '2001:db8::8/126', '2001:db8::/124')
-PG_SETTINGS = settings(SETTINGS, max_examples=60, stateful_step_count=30)
+PG_SETTINGS = settings(SETTINGS, max_examples=60 // _SHARE, stateful_step_count=30)
 #: each step is a few HTTP requests to a two-worker NetBox
 NETBOX_SETTINGS = settings(SETTINGS, max_examples=3, stateful_step_count=12)
 TTLS = (None, None, 30, 90)
