@@ -69,6 +69,7 @@ def _writer(spec, tag, fd, seed):
     try:
         rnd = random.Random(seed)
         svc = Service(open_store(spec, timeout=60))
+        os.write(fd, b'S\n')      # open: the parent's kill clock starts now, however loaded the machine is
         mine = []
         i = 0
         while True:
@@ -154,6 +155,8 @@ def test_sigkill(tmp_path, kind):
                 _writer(spec, 'r%dw%d' % (n, w), wfd, rnd.random())
             os.close(wfd)
             children.append((pid, r))
+        # each writer has its store open (or has failed: its line is kept) before the random kill times start
+        started = dict((r, os.read(r, 2)) for pid, r in children)
         deadline = time.monotonic() + rnd.uniform(0.002, 0.06)
         for pid, r in sorted(children, key=lambda c: rnd.random()):
             time.sleep(max(0.0, deadline - time.monotonic()))
@@ -162,6 +165,8 @@ def test_sigkill(tmp_path, kind):
         for pid, r in children:
             _pid, status = os.waitpid(pid, 0)
             output = _read_all(r)
+            if started[r] != b'S\n':
+                output = started[r].decode() + output
             os.close(r)
             assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, output
             kills += 1
