@@ -74,13 +74,17 @@ class Service(object):
     def _expire(self, pool):
         """Release the expired leases and end the reuse delays that are over, in every pool of ``pool``'s
         tree (SPEC §3.3, §3.5): an address of a parent may lie in its child, so what the child hands out
-        depends on the parent's leases and delays too. The caller holds the tree's lock (``_tree.lock``)."""
+        depends on the parent's leases and delays too. The caller holds the tree's lock (``_tree.lock``). Whether a
+        lease was released."""
         now = self._stamp()
         free = self.store.free_space()
+        expired = False
         for member in self._tree(pool.namespace).family(pool):
             for r in self.store.find_reservations(member.namespace, member.name, expires_before=now):
                 self._release(r, member, 'expire')
+                expired = True
             free.settle(member, now)
+        return expired
 
     # -- pools (SPEC §3.4, §3.6) ------------------------------------------
     def pool(self, name, namespace='default', state='present', subnets=None, parent=None, prefix_length=None,
@@ -251,19 +255,9 @@ class Service(object):
         # transaction below writes nothing for it).
         if LOCKS_AT_BEGIN in self.store.capabilities:
             with self.store.transaction(write=False):
-                results = []
-                now = self._stamp()
-                held = self.store.get_reservations(namespace, pool, owners, key)
-                for owner, at, metadata in requests:
-                    current = held.get(owner)
-                    if current is None or ttl is not None or (metadata is not None and metadata != current.metadata) \
-                            or (current.expires_at is not None and current.expires_at <= now) \
-                            or (at is not None and at != (current.version, current.address)) \
-                            or (version is not None and version != current.version):
-                        break
-                    r = self.results.reservation(current)
-                    results.append((False, r, r))
-                else:
+                results = self._rerun(requests, self.store.get_reservations(namespace, pool, owners, key), ttl,
+                                      version)
+                if results is not None:
                     return results
         with self.store.transaction(commit=not check):
             if PREFETCH in self.store.capabilities:
@@ -273,8 +267,12 @@ class Service(object):
             else:
                 _tree.lock(self.store, namespace, pool)
             p = self._pool(namespace, pool)
-            self._expire(p)
             held = self.store.get_reservations(namespace, pool, owners, key)
+            results = self._rerun(requests, held, ttl, version)
+            if results is not None:     # a rerun, here too: what ran out is released by the next change
+                return results
+            if self._expire(p):
+                held = self.store.get_reservations(namespace, pool, owners, key)
             results = [None] * len(requests)
             order = self._plan(requests, held)
             currents, statics = {}, any(at is not None for _o, at, _m in requests)
@@ -297,6 +295,21 @@ class Service(object):
                     results[i] = self._reserve_one(p, owner, key, currents[i], None, version, metadata, ttl, force,
                                                    reassign, check, fresh.get(i))
             return results
+
+    def _rerun(self, requests, held, ttl, version):
+        """``(False, r, r)`` for each request when every one asks for what its owner holds already (a rerun,
+        which only reads); else None."""
+        now, results = self._stamp(), []
+        for owner, at, metadata in requests:
+            current = held.get(owner)
+            if current is None or ttl is not None or (metadata is not None and metadata != current.metadata) \
+                    or (current.expires_at is not None and current.expires_at <= now) \
+                    or (at is not None and at != (current.version, current.address)) \
+                    or (version is not None and version != current.version):
+                return None
+            r = self.results.reservation(current)
+            results.append((False, r, r))
+        return results
 
     @staticmethod
     def _plan(requests, held):

@@ -6,6 +6,7 @@
 
 import pytest
 
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract._base import Base
 
 
@@ -33,6 +34,19 @@ class LeaseTests(Base):
         assert svc.get('web', 'h') is not None
         clock.advance(1)
         assert svc.get('web', 'h') is None
+
+    @pytest.mark.parametrize('batch', [False, True])
+    def test_a_rerun_writes_nothing_when_a_lease_beside_it_has_run_out(self, svc, web, clock, batch):
+        """A rerun only reads, on every store: what ran out is released by the next change (found by the state
+        machine on PostgreSQL, whose locked rerun released it)."""
+        svc.reserve('web', 'ci', ttl=30)
+        svc.reserve_owners('web', ['h1', 'h2']) if batch else svc.reserve('web', 'h1')
+        clock.advance(31)
+        before = export_state(svc.store)
+        again = svc.reserve_owners('web', ['h1', 'h2']) if batch else svc.reserve('web', 'h1')
+        assert again['changed'] is False
+        assert export_state(svc.store) == before
+        assert svc.reserve('web', 'h3')['reservation']['address'] == '10.0.0.10'     # the next change releases it
 
     def test_expired_holder_does_not_block_a_static_request(self, svc, web, clock):
         svc.reserve('web', 'ci', address='10.0.0.50', ttl=60)
