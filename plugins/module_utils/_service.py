@@ -84,9 +84,9 @@ class Service(object):
 
     # -- pools (SPEC §3.4, §3.6) ------------------------------------------
     def pool(self, name, namespace='default', state='present', subnets=None, parent=None, prefix_length=None,
-             strategy=None, reuse_delay=None, description=None, metadata=None, force=False, check=False):
-        reuse_delay, metadata = _checks.pool_arguments(name, namespace, state, subnets, parent, prefix_length,
-                                                       strategy, reuse_delay, description, metadata)
+             strategy=None, reuse_delay=None, description=None, metadata=None, force=False, check=False, ranges=None):
+        reuse_delay, metadata, ranges = _checks.pool_arguments(name, namespace, state, subnets, parent, prefix_length,
+                                                               strategy, reuse_delay, description, metadata, ranges)
         with self.store.transaction(commit=not check):
             self.store.lock_namespace(namespace)
             old = self.store.get_pool(namespace, name)
@@ -94,14 +94,17 @@ class Service(object):
                 return self._delete_pool(old, force)
             if old is None and parent is None and subnets is None:
                 raise InvalidArgument("Pool '%s' does not exist in namespace '%s': give subnets (or cidr) to "
-                                      "create it, or parent and prefix_length to carve it." % (name, namespace))
+                                      "create it, or parent and prefix_length (or ranges) to make it a child of "
+                                      "another pool." % (name, namespace))
             now = self._stamp()
             new = Pool(namespace, name, created_at=now) if old is None else old.copy()
             for field, value in (('strategy', strategy), ('reuse_delay', reuse_delay),
                                  ('description', description), ('metadata', metadata)):
                 if value is not None:
                     setattr(new, field, value)
-            if parent is not None:
+            if parent is not None and ranges is not None:
+                _reshape.hold_ranges(old, new, self._pool(namespace, parent), ranges, force)
+            elif parent is not None:
                 _reshape.carve(self.store, old, new, parent, prefix_length, self._pool)
             elif subnets is not None:
                 if old is not None and old.parent is not None:
@@ -112,27 +115,34 @@ class Service(object):
             if old is not None and new.to_data() == old.to_data():
                 return self.results.pool_result(False, old, new, released=[])
             new.updated_at = now
-            tree = self._tree(namespace)
-            children = tree.children(new)
-            released = []
-            # Only a new shape (subnets, ranges, exclusions) is checked against other pools and reservations
-            # and rebuilds free spans: a description, metadata, strategy or reuse_delay change is one write.
-            reshaped = old is None or [s.to_data() for s in old.subnets] != [s.to_data() for s in new.subnets]
-            if reshaped:
-                if new.parent is None:
-                    _reshape.check_overlap(self.store, new)
-                if old is not None:
-                    _reshape.check_resized(self.store, self._stamp(), old, new)
-                released = self._release_outside(old, new, children, force)
-            self.store.save_pool(new)
-            if reshaped:
-                self.store.free_space().rebuild(new)
-                if new.parent is not None:
-                    self.store.free_space().rebuild(self.store.get_pool(namespace, new.parent))
-                self._rebuild_below(tree, new)
-            self._history('pool', 'create' if old is None else 'update', namespace, name,
-                          old=old.to_data() if old else None, new=new.to_data())
-            return self.results.pool_result(True, old, new, tree, released)
+            return self._save_shape(old, new, force, 'pool', 'create' if old is None else 'update')
+
+    def _save_shape(self, old, new, force, obj, action):
+        """Save ``new`` (``old`` changed by a pool or range task; None: created) and what its shape derives: its
+        free space and that of its parent and the pools below it. Only a new shape (subnets, ranges, exclusions)
+        is checked against other pools and reservations and rebuilds free spans: a description, metadata,
+        strategy or reuse_delay change is one write."""
+        namespace = new.namespace
+        tree = self._tree(namespace)
+        children = tree.children(new)
+        released = []
+        reshaped = old is None or [s.to_data() for s in old.subnets] != [s.to_data() for s in new.subnets]
+        if reshaped:
+            if new.parent is None or new.by_ranges:
+                _reshape.check_overlap(self.store, new)
+            if new.by_ranges:
+                _reshape.check_gained(self.store, self._stamp(), old, new, tree)
+            if old is not None:
+                _reshape.check_resized(self.store, self._stamp(), old, new)
+            released = self._release_outside(old, new, children, force)
+        self.store.save_pool(new)
+        if reshaped:
+            self.store.free_space().rebuild(new)
+            if new.parent is not None:
+                self.store.free_space().rebuild(self.store.get_pool(namespace, new.parent))
+            self._rebuild_below(tree, new)
+        self._history(obj, action, namespace, new.name, old=old.to_data() if old else None, new=new.to_data())
+        return self.results.pool_result(True, old, new, tree, released)
 
     def _rebuild_below(self, tree, pool):
         """Rebuild the free space of every pool below ``pool``, whose shape just changed: what it withholds
@@ -192,11 +202,22 @@ class Service(object):
     # -- ranges (SPEC §3.4) -----------------------------------------------
     def range(self, pool, ranges, namespace='default', kind='allocatable', state='present', force=False,
               check=False):
+        """Add or remove ranges or exclusions of a pool (SPEC §3.4). Of a child by ranges, its ranges are what it
+        holds of its parent: an edit is its resize, checked as a ``pool`` task with ranges is (``_save_shape``)."""
         specs = _checks.range_arguments(namespace, pool, ranges, kind, state)
         with self.store.transaction(commit=not check):
-            _tree.lock(self.store, namespace, pool)
+            # the ranges of a child by ranges are what it holds of its parent: an edit changes the shape of the
+            # tree, under the namespace lock (as ``pool`` does); read before the lock only to choose it
+            probe = self.store.get_pool(namespace, pool) if kind == 'allocatable' else None
+            reshape = probe is not None and probe.by_ranges
+            if reshape:
+                self.store.lock_namespace(namespace)
+            else:
+                _tree.lock(self.store, namespace, pool)
             old = self._pool(namespace, pool)
             new = old.copy()
+            if old.by_ranges and kind == 'allocatable' and not reshape:     # made a child by ranges meanwhile
+                self.store.lock_namespace(namespace)
             for spec in specs:
                 version, first, last = _checks.span(spec, 'range')
                 subnet = next((s for s in new.subnets if s.covers(version, first, last)), None)
@@ -214,6 +235,11 @@ class Service(object):
             if new.to_data() == old.to_data():
                 return self.results.pool_result(False, old, old)
             new.updated_at = self._stamp()
+            if old.by_ranges and kind == 'allocatable':
+                parent = self._pool(namespace, old.parent)
+                _reshape.hold_ranges(old, new, parent, [iv.format_span(s.version, a, b) for s in new.subnets
+                                                        for a, b in s.ranges], force=True)
+                return self._save_shape(old, new, force, 'range', 'add' if state == 'present' else 'remove')
             self.store.save_pool(new)
             self.store.free_space().rebuild(new)
             self._rebuild_below(self._tree(namespace), new)
@@ -404,6 +430,10 @@ class Service(object):
         if current is not None and (current.version, current.address) == wanted:
             return current.copy(), False
         subnet = pool.subnet_of(version, n)
+        if subnet is None and pool.by_ranges:
+            raise AddressOutOfPool("%s is not in any range of pool '%s' (%s), a child of '%s' by ranges."
+                                   % (text, pool.name, ', '.join(iv.format_span(*span) for span in
+                                                                 _tree.footprint(pool)), pool.parent))
         if subnet is None:
             raise AddressOutOfPool("%s is not in any subnet of pool '%s' (%s)."
                                    % (text, pool.name, ', '.join(s.cidr for s in pool.subnets)))
