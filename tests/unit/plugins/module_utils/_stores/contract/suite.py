@@ -20,7 +20,8 @@ store, whose own file shows that it says ``unsupported``. What can be named:
 
 - ``random``: the ``random`` strategy;
 - ``wide``: a subnet handing out more than 2**32 - 1 addresses (an IPv6 /64 left
-  without ranges).
+  without ranges);
+- ``ranges``: a child pool by ranges (SPEC §3.6, ``tree_ranges``).
 """
 
 import os

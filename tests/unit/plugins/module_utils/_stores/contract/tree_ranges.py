@@ -5,13 +5,14 @@
 """Child pools by ranges (SPEC §3.6, issue 26): a child holding exactly some ranges of its parent's subnets (VIPs
 beside nodes in one /24), a child in every other respect."""
 
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract._base import Base
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract._base import Base, needs
 
 
 def addresses(svc, pool, owners):
     return [svc.reserve(pool, owner)['reservation']['address'] for owner in owners]
 
 
+@needs('ranges')
 class RangesChildTests(Base):
 
     @staticmethod
