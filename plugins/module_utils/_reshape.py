@@ -333,6 +333,36 @@ def hold_ranges(old, new, parent, specs, force):
     new.by_ranges = True
 
 
+def rehome(child, parent):
+    """``child`` (a child by ranges) on the subnets ``parent`` has now, or None if they are the ones it is on: a
+    resized subnet of its parent gives the child's subnet its cidr (the parent's cidrs are the child's, derived
+    from the parent when it changes, never given). Its exclusions go with the ranges they lie beside; a range no
+    longer inside one subnet of the parent is invalid_argument naming it."""
+    moved = child.copy()
+    moved.subnets = []
+    for old in child.subnets:
+        for a, b in old.ranges:
+            ps = next((s for s in parent.subnets if s.covers(old.version, a, b)), None)
+            if ps is None:
+                raise InvalidArgument(
+                    "The new subnets of pool '%s' would leave the range %s of its child pool '%s' (a child by "
+                    "ranges) across two subnets or outside them. Shrink or delete the child first."
+                    % (parent.name, iv.format_span(old.version, a, b), child.name))
+            subnet = next((s for s in moved.subnets if s.cidr == ps.cidr), None)
+            if subnet is None:
+                subnet = Subnet(ps.network, exclude=[])
+                subnet.ranges = []
+                moved.subnets.append(subnet)
+            subnet.ranges = iv.merge(subnet.ranges + [(a, b)])
+            here = [(ps.first, ps.last)]
+            subnet.exclude = iv.merge(subnet.exclude + iv.intersect(old.exclude, here))
+    order = [s.cidr for s in parent.subnets]
+    moved.subnets.sort(key=lambda s: order.index(s.cidr))
+    if [s.to_data() for s in moved.subnets] == [s.to_data() for s in child.subnets]:
+        return None
+    return moved
+
+
 def check_gained(store, now, old, new, tree):
     """address_in_use, naming the holder, if the ranges a child by ranges gains (``new`` against ``old``) take an
     address held by a pool other than the child and the pools below it (its parent's, mostly): it holds exactly

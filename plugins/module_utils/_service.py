@@ -125,7 +125,7 @@ class Service(object):
         namespace = new.namespace
         tree = self._tree(namespace)
         children = tree.children(new)
-        released = []
+        released, moved = [], []
         reshaped = old is None or [s.to_data() for s in old.subnets] != [s.to_data() for s in new.subnets]
         if reshaped:
             if new.parent is None or new.by_ranges:
@@ -135,20 +135,29 @@ class Service(object):
             if old is not None:
                 _reshape.check_resized(self.store, self._stamp(), old, new)
             released = self._release_outside(old, new, children, force)
+            # a child by ranges follows its parent's resized subnet: the cidr it is on is its parent's
+            moved = [(child, rehomed) for child, rehomed in ((c, _reshape.rehome(c, new)) for c in children
+                                                             if c.by_ranges) if rehomed is not None]
         self.store.save_pool(new)
+        for _child, rehomed in moved:
+            rehomed.updated_at = new.updated_at
+            self.store.save_pool(rehomed)
         if reshaped:
             self.store.free_space().rebuild(new)
             if new.parent is not None:
                 self.store.free_space().rebuild(self.store.get_pool(namespace, new.parent))
             self._rebuild_below(tree, new)
         self._history(obj, action, namespace, new.name, old=old.to_data() if old else None, new=new.to_data())
-        return self.results.pool_result(True, old, new, tree, released)
+        for child, rehomed in moved:
+            self._history('pool', 'update', namespace, child.name, old=child.to_data(), new=rehomed.to_data())
+        return self.results.pool_result(True, old, new, self._tree(namespace) if moved else tree, released)
 
     def _rebuild_below(self, tree, pool):
         """Rebuild the free space of every pool below ``pool``, whose shape just changed: what it withholds
         (gateway, exclusions, network and broadcast addresses) holds in them at once (``_tree``)."""
         for below in tree.descendants(pool):
-            self.store.free_space().rebuild(below)
+            # as saved now: a child by ranges follows its parent's resized subnet (``_reshape.rehome``)
+            self.store.free_space().rebuild(self.store.get_pool(below.namespace, below.name) or below)
 
     def _release_outside(self, old, new, children, force):
         """What the new subnets leave outside (``_reshape.outside``), released, as reservation dicts."""

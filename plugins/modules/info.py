@@ -159,6 +159,7 @@ pools:
             - range: 10.0.0.10-10.0.0.50
               map: X.........-..............................
       parent: null
+      by_ranges: false
       children: []
       strategy: first
       reuse_delay: 0

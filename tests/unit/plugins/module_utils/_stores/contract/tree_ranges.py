@@ -244,3 +244,26 @@ class RangesChildTests(Base):
         svc.pool('lan', subnets=[{'cidr': '10.54.0.0/24'}, {'cidr': '10.55.0.0/24'}])     # a pool task mends it
         assert svc.verify()['problems'] == []
         assert svc.reserve('a', 'h2')['reservation']['address'] == '10.55.0.241'
+
+    def test_it_follows_a_resize_of_its_parents_subnet(self, svc):
+        self.lan(svc, cidr='10.56.0.0/25', gateway='10.56.0.1')
+        svc.pool('vips', parent='lan', ranges=['10.56.0.100-10.56.0.110'])
+        svc.range('vips', '10.56.0.105', kind='excluded')
+        svc.reserve('vips', 'api')
+        svc.pool('lan', subnets=[{'cidr': '10.56.0.0/24'}])                  # widened
+        vips = svc.info(pool='vips')['pools'][0]
+        assert [(s['cidr'], s['gateway'], s['ranges'], s['exclude']) for s in vips['subnets']] == [
+            ('10.56.0.0/24', '10.56.0.1', ['10.56.0.100-10.56.0.110'], ['10.56.0.105-10.56.0.105'])]
+        assert svc.get('vips', 'api')['cidr'] == '10.56.0.100/24'
+        history = [e for e in svc.info(pool='vips', history=True)['history'] if e['object'] == 'pool']
+        assert history[-1]['action'] == 'update' and history[-1]['new']['subnets'][0]['cidr'] == '10.56.0.0/24'
+        assert svc.verify()['problems'] == []
+        error = self.fails(svc, 'invalid_argument', svc.pool, 'lan', subnets=[
+            {'cidr': '10.56.0.96/29', 'gateway': '10.56.0.97'}, {'cidr': '10.56.0.104/29', 'gateway': '10.56.0.105'}])
+        assert "child pool 'vips'" in error.msg and '10.56.0.100-10.56.0.110' in error.msg
+        self.fails(svc, 'pool_in_use', svc.pool, 'lan', subnets=[{'cidr': '10.56.0.0/26'}])
+        svc.pool('lan', subnets=[{'cidr': '10.56.0.64/26', 'gateway': '10.56.0.65'}])   # narrowed around it
+        api = svc.get('vips', 'api')
+        assert (api['cidr'], api['gateway']) == ('10.56.0.100/26', '10.56.0.65')
+        assert addresses(svc, 'vips', ['b']) == ['10.56.0.101']
+        assert svc.verify()['problems'] == []
