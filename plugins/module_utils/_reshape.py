@@ -7,8 +7,9 @@
 
 This is a private module: it may change at any time.
 
-``sources`` finds, for each subnet dict, the old subnet whose values it keeps where it gives none (the same
-cidr; a resized or split subnet, whose values ``carry`` hands over; none for a merge, which ``check_merge``
+``edit_ranges`` adds or removes ranges and exclusions (netpool.ipam.range); ``sources`` finds, for each subnet
+dict, the old subnet whose values it keeps where it gives none (the same cidr; a resized or split subnet, whose
+values ``carry`` hands over; none for a merge, which ``check_merge``
 refuses when it would drop a value); ``subnet`` builds the new Subnet; ``check_resized`` refuses a new cidr
 that would leave a reservation on its network or broadcast address or its gateway; ``check_overlap`` refuses
 subnets (a child by ranges: ranges) that overlap another pool of the namespace; ``carve`` gives a child pool its
@@ -26,6 +27,28 @@ def usable_only(subnet, spans):
     """Spans less the subnet's network/broadcast (IPv6: subnet-router) addresses."""
     usable = iv.usable(subnet.network)
     return iv.intersect(spans, [usable] if usable else [])
+
+
+def edit_ranges(pool, specs, kind, state, force):
+    """A copy of ``pool`` with the range specs added (``state`` present) or removed, as allocatable ranges or
+    exclusions (``kind``), merged; network and broadcast addresses left out of allocatable ranges unless
+    ``force``. A range not inside one subnet of the pool is address_out_of_pool (SPEC §3.4)."""
+    new = pool.copy()
+    attr = 'ranges' if kind == 'allocatable' else 'exclude'
+    for spec in specs:
+        version, first, last = _checks.span(spec, 'range')
+        subnet = next((s for s in new.subnets if s.covers(version, first, last)), None)
+        if subnet is None:
+            raise AddressOutOfPool("The range %s is not inside one subnet of pool '%s' (%s)."
+                                   % (spec, pool.name, ', '.join(s.cidr for s in new.subnets)))
+        spans = [(first, last)]
+        if state == 'present':
+            if kind == 'allocatable' and not force:
+                spans = usable_only(subnet, spans)
+            setattr(subnet, attr, iv.merge(getattr(subnet, attr) + spans))
+        else:
+            setattr(subnet, attr, iv.subtract(getattr(subnet, attr), spans))
+    return new
 
 
 def network_of(spec):
@@ -331,6 +354,28 @@ def hold_ranges(old, new, parent, specs, force):
     new.subnets = subnets
     new.parent = parent.name
     new.by_ranges = True
+
+
+def check_shape(store, now, old, new, tree):
+    """What a new shape of pool ``new`` (``old``: None for a new pool) must not do to the other pools and the
+    reservations of its namespace: overlap a pool it does not descend from (a carved child is carved clear),
+    take what another pool holds (a child by ranges), leave a holder on a landmark of a resized subnet."""
+    if new.parent is None or new.by_ranges:
+        check_overlap(store, new)
+    if new.by_ranges:
+        check_gained(store, now, old, new, tree)
+    if old is not None:
+        check_resized(store, now, old, new)
+
+
+def follow(parent, children):
+    """``(child, moved)`` for each child by ranges of ``parent`` (its new shape) that ``rehome`` moves, updated when
+    the parent is."""
+    found = [(child, rehome(child, parent)) for child in children if child.by_ranges]
+    for _child, moved in found:
+        if moved is not None:
+            moved.updated_at = parent.updated_at
+    return [(child, moved) for child, moved in found if moved is not None]
 
 
 def rehome(child, parent):

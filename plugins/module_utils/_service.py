@@ -118,30 +118,20 @@ class Service(object):
             return self._save_shape(old, new, force, 'pool', 'create' if old is None else 'update')
 
     def _save_shape(self, old, new, force, obj, action):
-        """Save ``new`` (``old`` changed by a pool or range task; None: created) and what its shape derives: its
-        free space and that of its parent and the pools below it. Only a new shape (subnets, ranges, exclusions)
-        is checked against other pools and reservations and rebuilds free spans: a description, metadata,
-        strategy or reuse_delay change is one write."""
+        """Save ``new`` (``old`` changed; None: created) and what its shape derives. Only a new shape (subnets,
+        ranges, exclusions) is checked (``_reshape.check_shape``) and rebuilds free spans (its own, its parent's,
+        those below it): a description, metadata, strategy or reuse_delay change is one write."""
         namespace = new.namespace
         tree = self._tree(namespace)
         children = tree.children(new)
         released, moved = [], []
         reshaped = old is None or [s.to_data() for s in old.subnets] != [s.to_data() for s in new.subnets]
         if reshaped:
-            if new.parent is None or new.by_ranges:
-                _reshape.check_overlap(self.store, new)
-            if new.by_ranges:
-                _reshape.check_gained(self.store, self._stamp(), old, new, tree)
-            if old is not None:
-                _reshape.check_resized(self.store, self._stamp(), old, new)
+            _reshape.check_shape(self.store, self._stamp(), old, new, tree)
             released = self._release_outside(old, new, children, force)
-            # a child by ranges follows its parent's resized subnet: the cidr it is on is its parent's
-            moved = [(child, rehomed) for child, rehomed in ((c, _reshape.rehome(c, new)) for c in children
-                                                             if c.by_ranges) if rehomed is not None]
-        self.store.save_pool(new)
-        for _child, rehomed in moved:
-            rehomed.updated_at = new.updated_at
-            self.store.save_pool(rehomed)
+            moved = _reshape.follow(new, children)
+        for saved in [new] + [rehomed for _child, rehomed in moved]:
+            self.store.save_pool(saved)
         if reshaped:
             self.store.free_space().rebuild(new)
             if new.parent is not None:
@@ -156,8 +146,7 @@ class Service(object):
         """Rebuild the free space of every pool below ``pool``, whose shape just changed: what it withholds
         (gateway, exclusions, network and broadcast addresses) holds in them at once (``_tree``)."""
         for below in tree.descendants(pool):
-            # as saved now: a child by ranges follows its parent's resized subnet (``_reshape.rehome``)
-            self.store.free_space().rebuild(self.store.get_pool(below.namespace, below.name) or below)
+            self.store.free_space().rebuild(self.store.get_pool(below.namespace, below.name))     # as saved now
 
     def _release_outside(self, old, new, children, force):
         """What the new subnets leave outside (``_reshape.outside``), released, as reservation dicts."""
@@ -211,43 +200,25 @@ class Service(object):
     # -- ranges (SPEC §3.4) -----------------------------------------------
     def range(self, pool, ranges, namespace='default', kind='allocatable', state='present', force=False,
               check=False):
-        """Add or remove ranges or exclusions of a pool (SPEC §3.4). Of a child by ranges, its ranges are what it
-        holds of its parent: an edit is its resize, checked as a ``pool`` task with ranges is (``_save_shape``)."""
         specs = _checks.range_arguments(namespace, pool, ranges, kind, state)
         with self.store.transaction(commit=not check):
-            # the ranges of a child by ranges are what it holds of its parent: an edit changes the shape of the
-            # tree, under the namespace lock (as ``pool`` does); read before the lock only to choose it
+            # a child by ranges' ranges are what it holds: their edit is its resize, under ``pool``'s lock
             probe = self.store.get_pool(namespace, pool) if kind == 'allocatable' else None
-            reshape = probe is not None and probe.by_ranges
-            if reshape:
+            if probe is not None and probe.by_ranges:
                 self.store.lock_namespace(namespace)
             else:
                 _tree.lock(self.store, namespace, pool)
             old = self._pool(namespace, pool)
-            new = old.copy()
-            if old.by_ranges and kind == 'allocatable' and not reshape:     # made a child by ranges meanwhile
+            shape = old.by_ranges and kind == 'allocatable'
+            if shape and not probe.by_ranges:       # made a child by ranges meanwhile
                 self.store.lock_namespace(namespace)
-            for spec in specs:
-                version, first, last = _checks.span(spec, 'range')
-                subnet = next((s for s in new.subnets if s.covers(version, first, last)), None)
-                if subnet is None:
-                    raise AddressOutOfPool("The range %s is not inside one subnet of pool '%s' (%s)."
-                                           % (spec, pool, ', '.join(s.cidr for s in new.subnets)))
-                attr = 'ranges' if kind == 'allocatable' else 'exclude'
-                spans = [(first, last)]
-                if state == 'present':
-                    if kind == 'allocatable' and not force:
-                        spans = _reshape.usable_only(subnet, spans)
-                    setattr(subnet, attr, iv.merge(getattr(subnet, attr) + spans))
-                else:
-                    setattr(subnet, attr, iv.subtract(getattr(subnet, attr), spans))
+            new = _reshape.edit_ranges(old, specs, kind, state, force)
             if new.to_data() == old.to_data():
                 return self.results.pool_result(False, old, old)
             new.updated_at = self._stamp()
-            if old.by_ranges and kind == 'allocatable':
-                parent = self._pool(namespace, old.parent)
-                _reshape.hold_ranges(old, new, parent, [iv.format_span(s.version, a, b) for s in new.subnets
-                                                        for a, b in s.ranges], force=True)
+            if shape:
+                _reshape.hold_ranges(old, new, self._pool(namespace, old.parent),
+                                     [iv.format_span(*span) for span in _tree.footprint(new)], force=True)
                 return self._save_shape(old, new, force, 'range', 'add' if state == 'present' else 'remove')
             self.store.save_pool(new)
             self.store.free_space().rebuild(new)
@@ -439,13 +410,11 @@ class Service(object):
         if current is not None and (current.version, current.address) == wanted:
             return current.copy(), False
         subnet = pool.subnet_of(version, n)
-        if subnet is None and pool.by_ranges:
-            raise AddressOutOfPool("%s is not in any range of pool '%s' (%s), a child of '%s' by ranges."
-                                   % (text, pool.name, ', '.join(iv.format_span(*span) for span in
-                                                                 _tree.footprint(pool)), pool.parent))
-        if subnet is None:
-            raise AddressOutOfPool("%s is not in any subnet of pool '%s' (%s)."
-                                   % (text, pool.name, ', '.join(s.cidr for s in pool.subnets)))
+        if subnet is None:      # a child by ranges holds its ranges only
+            raise AddressOutOfPool("%s is not in any %s of pool '%s' (%s)." % (
+                text, 'range' if pool.by_ranges else 'subnet', pool.name, ', '.join(
+                    [iv.format_span(*span) for span in _tree.footprint(pool)] if pool.by_ranges
+                    else [s.cidr for s in pool.subnets])))
         # A holder in another pool is in this pool's tree (pools of a namespace overlap only there), whose
         # lock is held already (or the namespace's, with reassign).
         holder = self.store.holder(pool.namespace, version, n)
