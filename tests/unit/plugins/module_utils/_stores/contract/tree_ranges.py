@@ -12,14 +12,15 @@ def addresses(svc, pool, owners):
     return [svc.reserve(pool, owner)['reservation']['address'] for owner in owners]
 
 
-@needs('ranges')
 class RangesChildTests(Base):
+    """Each test needs 'ranges' (a mark on the class would reach every test of a store's class)."""
 
     @staticmethod
     def lan(svc, cidr='10.0.0.0/24', **subnet):
         subnet = dict({'cidr': cidr}, **subnet)
         return svc.pool('lan', subnets=[subnet])
 
+    @needs('ranges')
     def test_vips_beside_nodes_in_one_24(self, svc):
         self.lan(svc, gateway='10.0.0.1', dns=['10.0.0.53'], ranges=['10.0.0.10-10.0.0.200'])
         result = svc.pool('vips', parent='lan', ranges=['10.0.0.240-10.0.0.250'])
@@ -42,6 +43,7 @@ class RangesChildTests(Base):
         assert svc.get('vips', 'api')['address'] == '10.0.0.240'
         assert svc.verify()['problems'] == []
 
+    @needs('ranges')
     def test_the_parent_never_hands_out_inside_it(self, svc):
         self.lan(svc, cidr='10.40.0.0/28')                                     # .1-.14
         svc.pool('kid', parent='lan', ranges=['10.40.0.5-10.40.0.8'])
@@ -60,6 +62,7 @@ class RangesChildTests(Base):
         assert addresses(svc, 'lan', ['h10']) == ['10.40.0.5']
         assert svc.verify()['problems'] == []
 
+    @needs('ranges')
     def test_ranges_on_two_subnets_of_either_family(self, svc):
         svc.pool('lan', subnets=[{'cidr': '10.41.0.0/24', 'gateway': '10.41.0.1'},
                                  {'cidr': '2001:db8:41::/120', 'gateway': '2001:db8:41::1'}])
@@ -76,6 +79,7 @@ class RangesChildTests(Base):
         assert [s['size'] for s in lan['subnets']] == [253 - 12, 255 - 1 - 16]
         assert svc.verify()['problems'] == []
 
+    @needs('ranges')
     def test_what_the_parent_withholds_later_holds_in_it(self, svc):
         self.lan(svc, cidr='10.42.0.0/24')
         vips = svc.pool('vips', parent='lan', ranges=['10.42.0.1-10.42.0.6'])['pool']
@@ -95,6 +99,7 @@ class RangesChildTests(Base):
         assert addresses(svc, 'vips', ['b']) == ['10.42.0.2']
         assert svc.verify()['problems'] == []
 
+    @needs('ranges')
     def test_a_reuse_delay_counts_across_the_family(self, svc, clock):
         self.lan(svc, cidr='10.43.0.0/28')
         svc.pool('lan', reuse_delay=600)
@@ -111,6 +116,7 @@ class RangesChildTests(Base):
         self.fails(svc, 'pool_exhausted', svc.reserve, 'lan', 'n11')
         assert svc.verify()['problems'] == []
 
+    @needs('ranges')
     def test_deleting_it_leaves_its_resting_addresses_resting_in_its_parent(self, svc, clock):
         self.lan(svc, cidr='10.44.0.0/28')
         svc.pool('kid', parent='lan', ranges=['10.44.0.1-10.44.0.3'], reuse_delay=600)
@@ -127,6 +133,7 @@ class RangesChildTests(Base):
         assert addresses(svc, 'lan', ['n3', 'n4']) == ['10.44.0.1', '10.44.0.2']
         assert svc.verify()['problems'] == []
 
+    @needs('ranges')
     def test_refusals(self, svc):
         svc.pool('lan', subnets=[{'cidr': '10.45.0.0/24'}, {'cidr': '10.46.0.0/24'}])
         svc.pool('vips', parent='lan', ranges=['10.45.0.240-10.45.0.250'])
@@ -155,6 +162,7 @@ class RangesChildTests(Base):
         self.fails(svc, 'invalid_argument', svc.pool, 'vips', parent='other', ranges=['10.48.0.1'])
         assert svc.verify()['problems'] == []
 
+    @needs('ranges')
     def test_other_ranges_resize_it_under_the_same_rules(self, svc):
         self.lan(svc, cidr='10.49.0.0/24')
         svc.pool('vips', parent='lan', ranges=['10.49.0.240-10.49.0.250'])
@@ -174,6 +182,7 @@ class RangesChildTests(Base):
         assert svc.reserve('lan', 'n2', address='10.49.0.245')['changed'] is True     # the parent's again
         assert svc.verify()['problems'] == []
 
+    @needs('ranges')
     def test_the_range_module_edits_what_it_holds(self, svc):
         self.lan(svc, cidr='10.50.0.0/24')
         svc.pool('vips', parent='lan', ranges=['10.50.0.240-10.50.0.250'])
@@ -197,6 +206,7 @@ class RangesChildTests(Base):
         assert addresses(svc, 'vips', ['a']) == ['10.50.0.246']
         assert svc.verify()['problems'] == []
 
+    @needs('ranges')
     def test_children_of_a_child_by_ranges_lie_inside_its_ranges(self, svc):
         self.lan(svc, cidr='10.52.0.0/24')
         svc.pool('kid', parent='lan', ranges=['10.52.0.100-10.52.0.199'])
@@ -210,6 +220,7 @@ class RangesChildTests(Base):
         self.fails(svc, 'pool_in_use', svc.pool, 'kid', parent='lan', ranges=['10.52.0.100-10.52.0.111'])
         assert svc.verify()['problems'] == []
 
+    @needs('ranges')
     def test_check_mode_predicts_it(self, svc):
         self.lan(svc, cidr='10.53.0.0/24', gateway='10.53.0.1')
         predicted = self.unchanged(svc, svc.pool, 'vips', parent='lan', ranges=['10.53.0.240-10.53.0.250'])
@@ -226,6 +237,7 @@ class RangesChildTests(Base):
         assert gone['changed'] is True and gone['diff']['before']['by_ranges'] is True
         assert svc.info(pool='vips')['pools'][0]['size'] == 11
 
+    @needs('ranges')
     def test_verify_finds_a_broken_child_by_ranges_and_repair_leaves_it_to_a_human(self, svc, store):
         svc.pool('lan', subnets=[{'cidr': '10.54.0.0/24'}, {'cidr': '10.55.0.0/24'}])
         svc.pool('a', parent='lan', ranges=['10.55.0.240-10.55.0.250'])
@@ -245,6 +257,7 @@ class RangesChildTests(Base):
         assert svc.verify()['problems'] == []
         assert svc.reserve('a', 'h2')['reservation']['address'] == '10.55.0.241'
 
+    @needs('ranges')
     def test_it_follows_a_resize_of_its_parents_subnet(self, svc):
         self.lan(svc, cidr='10.56.0.0/25', gateway='10.56.0.1')
         svc.pool('vips', parent='lan', ranges=['10.56.0.100-10.56.0.110'])
