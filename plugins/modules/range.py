@@ -139,7 +139,7 @@ pool:
       type: str
       sample: null
     by_ranges:
-      description: True for a child pool by ranges (its RV(pool.subnets[].cidr), gateway and DNS are its parent's).
+      description: True for a child pool by ranges (the CIDR, gateway and DNS of its subnets are its parent's).
       type: bool
       sample: false
     children:
