@@ -221,8 +221,9 @@ def dns(value):
 # -- the arguments of each operation ------------------------------------------
 
 def pool_arguments(name, namespace, state, subnets, parent, prefix_length, strategy, reuse_delay, description,
-                   metadata):
-    """The arguments of ``Service.pool``: ``(reuse_delay, metadata)`` normalised."""
+                   metadata, ranges=None):
+    """The arguments of ``Service.pool``: ``(reuse_delay, metadata, ranges)`` normalised (``ranges``: the range specs
+    of a child by ranges, or None)."""
     check_name(namespace, 'namespace')
     check_name(name, 'pool name')
     if state not in ('present', 'absent'):
@@ -236,19 +237,30 @@ def pool_arguments(name, namespace, state, subnets, parent, prefix_length, strat
         raise InvalidArgument('description must be a string, got %r.' % (description,))
     if subnets is not None and (not isinstance(subnets, list) or not subnets):
         raise InvalidArgument('subnets must be a non-empty list of subnets (each with a cidr).')
+    if ranges is not None:
+        if parent is None or subnets is not None:
+            raise InvalidArgument('ranges without cidr (or subnets) make a child pool by ranges: give parent with '
+                                  'them, or give cidr for a pool of one subnet.')
+        if prefix_length is not None:
+            raise InvalidArgument('A child pool takes prefix_length (a prefix carved from its parent) or ranges '
+                                  '(exactly those ranges of its parent), not both.')
+        ranges = as_list(ranges, 'ranges')
+        if not ranges:
+            raise InvalidArgument('ranges needs at least one range spec such as 10.0.0.240-10.0.0.250.')
     if parent is not None:
         check_name(parent, 'parent')
         if parent == name:
             raise InvalidArgument("Pool '%s' cannot be its own parent." % name)
         if subnets is not None:
-            raise InvalidArgument('A child pool takes parent and prefix_length, not subnets: '
+            raise InvalidArgument('A child pool takes parent and prefix_length (or ranges), not subnets: '
                                   'its subnet is carved from the parent.')
-        if prefix_length is None:
-            raise InvalidArgument('parent needs prefix_length: the size of the prefix to carve from it.')
+        if prefix_length is None and ranges is None:
+            raise InvalidArgument('parent needs prefix_length (the size of the prefix to carve from it) or ranges '
+                                  '(the ranges of its subnets the child holds).')
     if prefix_length is not None and (parent is None or isinstance(prefix_length, bool)
                                       or not isinstance(prefix_length, int) or not 0 <= prefix_length <= 128):
         raise InvalidArgument('prefix_length must be an integer from 0 to 128, given with parent.')
-    return reuse_delay, metadata
+    return reuse_delay, metadata, ranges
 
 
 def range_arguments(namespace, pool, ranges, kind, state):

@@ -104,11 +104,14 @@ class Pool(object):
     """A named set of subnets in a namespace."""
 
     def __init__(self, namespace, name, subnets=None, parent=None, strategy='first', reuse_delay=0,
-                 description='', metadata=None, created_at=None, updated_at=None):
+                 description='', metadata=None, created_at=None, updated_at=None, by_ranges=False):
         self.namespace = namespace
         self.name = name
         self.subnets = list(subnets or [])
         self.parent = parent
+        # a child by ranges (SPEC §3.6) takes of its parent exactly its subnets' ranges, on the parent's cidrs;
+        # any other pool takes its subnets whole (``_tree.footprint``)
+        self.by_ranges = by_ranges
         self.strategy = strategy
         self.reuse_delay = reuse_delay
         self.description = description
@@ -117,9 +120,10 @@ class Pool(object):
         self.updated_at = updated_at
 
     def subnet_of(self, version, n):
-        """The subnet holding address ``n``, or None."""
+        """The subnet holding address ``n``, or None. A child by ranges holds only its ranges: an address of its
+        parent's cidr outside them is not in the pool."""
         for subnet in self.subnets:
-            if subnet.version == version and n in subnet:
+            if subnet.version == version and n in subnet and (not self.by_ranges or iv.contains(subnet.ranges, n)):
                 return subnet
         return None
 
@@ -127,7 +131,7 @@ class Pool(object):
         return copy.deepcopy(self)
 
     def to_data(self):
-        return {
+        data = {
             'namespace': self.namespace,
             'name': self.name,
             'subnets': [s.to_data() for s in self.subnets],
@@ -139,6 +143,9 @@ class Pool(object):
             'created_at': self.created_at,
             'updated_at': self.updated_at,
         }
+        if self.by_ranges:      # kept only where true: the stored pools of earlier versions stay as they were
+            data['by_ranges'] = True
+        return data
 
     @classmethod
     def from_data(cls, data):
@@ -152,6 +159,7 @@ class Pool(object):
             metadata=data.get('metadata'),
             created_at=data.get('created_at'),
             updated_at=data.get('updated_at'),
+            by_ranges=data.get('by_ranges') is True,
         )
 
 

@@ -66,9 +66,10 @@ MODULES = {
             metadata=dict(type='dict'),
             force=dict(type='bool', default=False),
         ),
-        mutually_exclusive=[('subnets', 'cidr'), ('subnets', 'parent'), ('cidr', 'parent')],
-        required_together=[('parent', 'prefix_length')],
-        required_by=dict((k, 'cidr') for k in SHORTHAND[1:]),
+        mutually_exclusive=[('subnets', 'cidr'), ('subnets', 'parent'), ('cidr', 'parent'), ('subnets', 'ranges'),
+                            ('prefix_length', 'ranges')],
+        # parent needs prefix_length or ranges, and ranges need cidr or parent: ``_checks.pool_arguments``
+        required_by=dict((k, 'cidr') for k in SHORTHAND[1:] if k != 'ranges'),
     ),
     'range': dict(
         argument_spec=dict(

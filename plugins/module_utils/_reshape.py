@@ -7,16 +7,19 @@
 
 This is a private module: it may change at any time.
 
-``sources`` finds, for each subnet dict, the old subnet whose values it keeps where it gives none (the same
-cidr; a resized or split subnet, whose values ``carry`` hands over; none for a merge, which ``check_merge``
+``edit_ranges`` adds or removes ranges and exclusions (netpool.ipam.range); ``sources`` finds, for each subnet
+dict, the old subnet whose values it keeps where it gives none (the same cidr; a resized or split subnet, whose
+values ``carry`` hands over; none for a merge, which ``check_merge``
 refuses when it would drop a value); ``subnet`` builds the new Subnet; ``check_resized`` refuses a new cidr
 that would leave a reservation on its network or broadcast address or its gateway; ``check_overlap`` refuses
-subnets that overlap another pool of the namespace; ``carve`` gives a child pool its prefix (SPEC §3.6). The
-input checks are ``_checks``'; the service decides when this runs.
+subnets (a child by ranges: ranges) that overlap another pool of the namespace; ``carve`` gives a child pool its
+prefix, ``hold_ranges`` a child by ranges its ranges, and ``check_gained`` refuses ranges that would take an
+address another pool holds (SPEC §3.6). The input checks are ``_checks``'; the service decides when this runs.
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _tree
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, PoolExhausted, PoolInUse, PoolOverlap
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+    AddressInUse, AddressOutOfPool, InvalidArgument, PoolExhausted, PoolInUse, PoolOverlap)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
 
 
@@ -24,6 +27,28 @@ def usable_only(subnet, spans):
     """Spans less the subnet's network/broadcast (IPv6: subnet-router) addresses."""
     usable = iv.usable(subnet.network)
     return iv.intersect(spans, [usable] if usable else [])
+
+
+def edit_ranges(pool, specs, kind, state, force):
+    """A copy of ``pool`` with the range specs added (``state`` present) or removed, as allocatable ranges or
+    exclusions (``kind``), merged; network and broadcast addresses left out of allocatable ranges unless
+    ``force``. A range not inside one subnet of the pool is address_out_of_pool (SPEC §3.4)."""
+    new = pool.copy()
+    attr = 'ranges' if kind == 'allocatable' else 'exclude'
+    for spec in specs:
+        version, first, last = _checks.span(spec, 'range')
+        subnet = next((s for s in new.subnets if s.covers(version, first, last)), None)
+        if subnet is None:
+            raise AddressOutOfPool("The range %s is not inside one subnet of pool '%s' (%s)."
+                                   % (spec, pool.name, ', '.join(s.cidr for s in new.subnets)))
+        spans = [(first, last)]
+        if state == 'present':
+            if kind == 'allocatable' and not force:
+                spans = usable_only(subnet, spans)
+            setattr(subnet, attr, iv.merge(getattr(subnet, attr) + spans))
+        else:
+            setattr(subnet, attr, iv.subtract(getattr(subnet, attr), spans))
+    return new
 
 
 def network_of(spec):
@@ -198,8 +223,17 @@ def check_resized(store, now, old, pool):
                             'address': holder.address_str})
 
 
+def _named(version, first, last, pool, subnet=None):
+    """A footprint span as messages name it: a subnet's cidr, or a child by ranges' range."""
+    if not pool.by_ranges:
+        subnet = subnet or next(s for s in pool.subnets if s.covers(version, first, last))
+        return 'subnet %s' % subnet.cidr
+    return 'range %s' % iv.format_span(version, first, last)
+
+
 def check_overlap(store, pool):
-    """pool_overlap unless the pool's subnets are clear of every other pool of the namespace."""
+    """pool_overlap unless the pool's subnets (a child by ranges: its ranges, ``_tree.footprint``) are clear of
+    every other pool of the namespace but its ancestors and descendants."""
     seen = []
     for subnet in pool.subnets:
         for other in seen:
@@ -211,16 +245,18 @@ def check_overlap(store, pool):
     tree = _tree.Tree([p for p in others if p.name != pool.name] + [pool])
     # a pool overlaps its ancestors and descendants (carved children) by design
     related = set(p.name for p in tree.ancestors(pool) + tree.descendants(pool))
+    mine = _tree.footprint(pool)
     for other in others:
         if other.name == pool.name or other.name in related:
             continue
-        for subnet in pool.subnets:
-            for theirs in other.subnets:
-                if theirs.overlaps(subnet):
-                    raise PoolOverlap("The subnet %s of pool '%s' overlaps %s of pool '%s' in namespace '%s'. "
-                                      "Pools of one namespace may not overlap: choose another subnet or namespace."
-                                      % (subnet.cidr, pool.name, theirs.cidr, other.name, pool.namespace),
-                                      other_pool=other.name)
+        for v, a, b in _tree.footprint(other):
+            for first, last in _tree.within(mine, v, a, b):
+                raise PoolOverlap("The %s of pool '%s' overlaps the %s of pool '%s' in namespace '%s' (%s). Pools of "
+                                  "one namespace may not overlap: choose another %s or namespace."
+                                  % (_named(v, first, last, pool), pool.name, _named(v, a, b, other),
+                                     other.name, pool.namespace, iv.format_span(v, first, last),
+                                     'range' if pool.by_ranges else 'subnet'),
+                                  other_pool=other.name)
 
 
 def carve(store, old, new, parent_name, prefix_length, find):
@@ -230,6 +266,9 @@ def carve(store, old, new, parent_name, prefix_length, find):
         if old.parent != parent_name:
             raise InvalidArgument("Pool '%s' exists and is not a child of '%s'. Pools do not change parents: "
                                   "delete it first." % (old.name, parent_name))
+        if old.by_ranges:
+            raise InvalidArgument("Child pool '%s' holds ranges of '%s', not a prefix: give its ranges, or delete it "
+                                  "and carve it again with prefix_length." % (old.name, parent_name))
         if old.subnets[0].prefix_length != prefix_length:
             raise InvalidArgument("Child pool '%s' has the prefix %s; it cannot be resized to /%d. Delete it "
                                   "and create it again." % (old.name, old.subnets[0].cidr, prefix_length))
@@ -247,6 +286,9 @@ def carve(store, old, new, parent_name, prefix_length, find):
         if not subnet.prefix_length <= prefix_length <= bits:
             continue
         obstacles = tree.carved(parent, subnet) + [(n, n) for v, n in held if v == subnet.version]
+        # a parent by ranges holds only its ranges of the subnet: the prefix lies inside them
+        obstacles += iv.subtract([(subnet.first, subnet.last)], _tree.within(
+            _tree.footprint(parent), subnet.version, subnet.first, subnet.last))
         start = iv.first_aligned_block(iv.merge(obstacles), subnet.first, subnet.last,
                                        1 << (bits - prefix_length))
         if start is not None:
@@ -260,19 +302,147 @@ def carve(store, old, new, parent_name, prefix_length, find):
                         % (parent_name, prefix_length, new.name))
 
 
+def hold_ranges(old, new, parent, specs, force):
+    """Give ``new`` exactly the ranges ``specs`` of its parent's subnets (SPEC §3.6, a child by ranges): one subnet
+    per parent subnet they touch, of the parent's cidr, holding no gateway, dns or exclusion of its own (the
+    parent's hold in it, derived: ``_tree``). Ranges are merged; network and broadcast addresses are left out
+    unless ``force``. A range outside the parent's subnets (a parent by ranges: its ranges) is
+    address_out_of_pool. A rerun with other ranges resizes the child: the exclusions it was given
+    (netpool.ipam.range) stay with their subnet, and one on a subnet its ranges leave is invalid_argument. The
+    other pools, the reservations and the child pools are checked by the caller (``check_overlap``,
+    ``check_gained``, ``outside``)."""
+    if old is not None:
+        if old.parent != parent.name:
+            raise InvalidArgument("Pool '%s' exists and is not a child of '%s'. Pools do not change parents: "
+                                  "delete it first." % (old.name, parent.name))
+        if not old.by_ranges:
+            raise InvalidArgument("Child pool '%s' is the prefix %s carved from '%s', not a child by ranges: give "
+                                  "prefix_length, or delete it and create it again with ranges."
+                                  % (old.name, ', '.join(s.cidr for s in old.subnets), parent.name))
+    if not specs:
+        raise InvalidArgument("Child pool '%s' would hold no range of '%s'. Keep a range, or delete the child pool "
+                              "(netpool.ipam.pool with state: absent)." % (new.name, parent.name))
+    theirs = _tree.footprint(parent)
+    placed = {}
+    for spec in specs:
+        version, first, last = _checks.span(spec, 'ranges')
+        subnet = next((s for s in parent.subnets if s.covers(version, first, last)), None)
+        if subnet is None or _tree.within(theirs, version, first, last) != [(first, last)]:
+            raise AddressOutOfPool(
+                "The range %s is not inside %s of pool '%s' (%s): a child by ranges holds ranges of its parent's "
+                "subnets. Give ranges inside them." % (
+                    spec, 'the ranges' if parent.by_ranges else 'one subnet', parent.name,
+                    ', '.join(iv.format_span(*span) for span in theirs) if parent.by_ranges
+                    else ', '.join(s.cidr for s in parent.subnets)))
+        placed.setdefault(subnet.cidr, []).append((first, last))
+    olds = dict((s.cidr, s) for s in old.subnets) if old is not None else {}
+    for cidr, gone in sorted(olds.items()):
+        if cidr not in placed and gone.exclude:
+            raise InvalidArgument(
+                "Child pool '%s' has the exclusions %s on %s, which its new ranges leave. Remove them first "
+                "(netpool.ipam.range with kind: excluded and state: absent), or keep a range on %s."
+                % (new.name, ', '.join(iv.format_span(gone.version, a, b) for a, b in gone.exclude), cidr, cidr))
+    subnets = []
+    for ps in parent.subnets:
+        if ps.cidr in placed:
+            subnet = Subnet(ps.network, exclude=olds[ps.cidr].exclude if ps.cidr in olds else [])
+            subnet.ranges = iv.merge(placed[ps.cidr] if force else usable_only(subnet, placed[ps.cidr]))
+            if not subnet.ranges:
+                raise InvalidArgument("The ranges %s of child pool '%s' hold no address of %s but its network or "
+                                      "broadcast address." % (', '.join(specs), new.name, ps.cidr))
+            subnets.append(subnet)
+    new.subnets = subnets
+    new.parent = parent.name
+    new.by_ranges = True
+
+
+def check_shape(store, now, old, new, tree):
+    """What a new shape of pool ``new`` (``old``: None for a new pool) must not do to the other pools and the
+    reservations of its namespace: overlap a pool it does not descend from (a carved child is carved clear),
+    take what another pool holds (a child by ranges), leave a holder on a landmark of a resized subnet."""
+    if new.parent is None or new.by_ranges:
+        check_overlap(store, new)
+    if new.by_ranges:
+        check_gained(store, now, old, new, tree)
+    if old is not None:
+        check_resized(store, now, old, new)
+
+
+def follow(parent, children):
+    """``(child, moved)`` for each child by ranges of ``parent`` (its new shape) that ``rehome`` moves, updated when
+    the parent is."""
+    found = [(child, rehome(child, parent)) for child in children if child.by_ranges]
+    for _child, moved in found:
+        if moved is not None:
+            moved.updated_at = parent.updated_at
+    return [(child, moved) for child, moved in found if moved is not None]
+
+
+def rehome(child, parent):
+    """``child`` (a child by ranges) on the subnets ``parent`` has now, or None if they are the ones it is on: a
+    resized subnet of its parent gives the child's subnet its cidr (the parent's cidrs are the child's, derived
+    from the parent when it changes, never given). Its exclusions go with the ranges they lie beside; a range no
+    longer inside one subnet of the parent is invalid_argument naming it."""
+    moved = child.copy()
+    moved.subnets = []
+    for old in child.subnets:
+        for a, b in old.ranges:
+            ps = next((s for s in parent.subnets if s.covers(old.version, a, b)), None)
+            if ps is None:
+                raise InvalidArgument(
+                    "The new subnets of pool '%s' would leave the range %s of its child pool '%s' (a child by "
+                    "ranges) across two subnets or outside them. Shrink or delete the child first."
+                    % (parent.name, iv.format_span(old.version, a, b), child.name))
+            subnet = next((s for s in moved.subnets if s.cidr == ps.cidr), None)
+            if subnet is None:
+                subnet = Subnet(ps.network, exclude=[])
+                subnet.ranges = []
+                moved.subnets.append(subnet)
+            subnet.ranges = iv.merge(subnet.ranges + [(a, b)])
+            here = [(ps.first, ps.last)]
+            subnet.exclude = iv.merge(subnet.exclude + iv.intersect(old.exclude, here))
+    order = [s.cidr for s in parent.subnets]
+    moved.subnets.sort(key=lambda s: order.index(s.cidr))
+    if [s.to_data() for s in moved.subnets] == [s.to_data() for s in child.subnets]:
+        return None
+    return moved
+
+
+def check_gained(store, now, old, new, tree):
+    """address_in_use, naming the holder, if the ranges a child by ranges gains (``new`` against ``old``) take an
+    address held by a pool other than the child and the pools below it (its parent's, mostly): it holds exactly
+    its ranges, free of its parent's reservations. An expired lease is not held."""
+    gained = _tree.footprint(new)
+    if old is not None:
+        had = _tree.footprint(old)
+        gained = [(v, a, b) for v in sorted(set(s[0] for s in gained))
+                  for a, b in iv.subtract([(x, y) for w, x, y in gained if w == v], [(x, y) for w, x, y in had if w == v])]
+    mine = set([new.name] + [p.name for p in tree.descendants(new)])
+    for v, a, b in gained:
+        for r in store.find_reservations(new.namespace, version=v, first=a, last=b):
+            if r.pool not in mine and not r.expired(now):
+                raise AddressInUse(
+                    "The ranges of child pool '%s' would take %s, held by owner '%s' key '%s' in pool '%s'. Release "
+                    "or move that reservation first, or give ranges without it."
+                    % (new.name, r.address_str, r.owner, r.key, r.pool),
+                    holder={'pool': r.pool, 'owner': r.owner, 'key': r.key, 'address': r.address_str})
+
+
 def outside(store, new, children, force):
-    """The reservations of pool ``new`` its new subnets leave outside, which ``force`` releases: pool_in_use
-    for a child pool they leave outside, and without ``force`` for a reservation."""
+    """The reservations of pool ``new`` its new subnets (a child by ranges: ranges) leave outside, which ``force``
+    releases: pool_in_use for a child pool they leave outside, and without ``force`` for a reservation."""
+    mine = _tree.footprint(new)
     for child in children:
-        for cs in child.subnets:
-            if not any(s.covers(cs.version, cs.first, cs.last) for s in new.subnets):
+        for v, a, b in _tree.footprint(child):
+            if _tree.within(mine, v, a, b) != [(a, b)]:
                 raise PoolInUse("The child pool '%s' (%s) would lie outside pool '%s'. Remove the child pool first."
-                                % (child.name, cs.cidr, new.name), pools=[child.name])
+                                % (child.name, _named(v, a, b, child), new.name), pools=[child.name])
     found = [r for r in store.find_reservations(new.namespace, new.name)
              if new.subnet_of(r.version, r.address) is None]
     if found and not force:
-        raise PoolInUse("The change to pool '%s' would leave %d reservation(s) outside every subnet: %s. "
+        raise PoolInUse("The change to pool '%s' would leave %d reservation(s) outside every %s: %s. "
                         "Release them first, or set force: true to release them."
-                        % (new.name, len(found), ', '.join(r.address_str for r in found[:20])),
+                        % (new.name, len(found), 'range' if new.by_ranges else 'subnet',
+                           ', '.join('%s (owner %s key %s)' % (r.address_str, r.owner, r.key) for r in found[:20])),
                         addresses=[r.address_str for r in found])
     return found

@@ -16,7 +16,7 @@ are here too: each is one read transaction shaped into its result.
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import PoolNotFound, pool_not_found
-from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
+from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree, source_subnet
 
 
 #: ranges larger than this get no map
@@ -40,10 +40,14 @@ class Results(object):
         return tree if tree is not None else Tree.of(self.store, pool.namespace)
 
     def reservation(self, r, pool=None):
-        """A reservation as modules return it (with its subnet's prefix, gateway and dns)."""
+        """A reservation as modules return it (with its subnet's prefix, gateway and dns: of a child by ranges,
+        its parent's, ``_tree.source_subnet``)."""
         if pool is None:
             pool = self.store.get_pool(r.namespace, r.pool)
-        return r.to_dict(pool.subnet_of(r.version, r.address) if pool else None)
+        subnet = pool.subnet_of(r.version, r.address) if pool else None
+        if subnet is not None and pool.by_ranges:
+            subnet = source_subnet(pool, subnet, lambda name: self.store.get_pool(r.namespace, name))
+        return r.to_dict(subnet)
 
     def pool_result(self, changed, old, new, tree=None, released=None):
         """A pool or range task's result; a pool task's also lists the reservations it ``released``."""
@@ -59,11 +63,15 @@ class Results(object):
         ``with_map``, the map of each range. ``tree``: the namespace's pool tree (``_tree.Tree``), if read."""
         tree = self._tree(pool, tree)
         result = pool.to_data()
+        result['by_ranges'] = pool.by_ranges
         total, per_subnet = self.stats(pool, tree)
         result.update(total)
         result['children'] = sorted(c.name for c in tree.children(pool))
         for subnet, data, stats in zip(pool.subnets, result['subnets'], per_subnet):
             data.update(stats)
+            if pool.by_ranges:      # the parent's gateway and dns hold on its cidr: derived, never stored
+                source = source_subnet(pool, subnet, tree.get).to_data()
+                data.update(gateway=source['gateway'], dns=source['dns'])
             if with_map:
                 data['map'] = self.map(pool, subnet, tree)
         return result

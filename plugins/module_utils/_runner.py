@@ -159,10 +159,12 @@ def pool_subnets(params):
 
 
 def _pool(service, p, check):
+    # ranges without cidr are a child's (with parent): the ranges of its parent's subnets it holds
     return service.pool(
         p['name'], namespace=p['namespace'], state=p['state'], subnets=pool_subnets(p), parent=p.get('parent'),
         prefix_length=p.get('prefix_length'), strategy=p.get('strategy'), reuse_delay=p.get('reuse_delay'),
-        description=p.get('description'), metadata=p.get('metadata'), force=p['force'], check=check)
+        description=p.get('description'), metadata=p.get('metadata'), force=p['force'], check=check,
+        ranges=p.get('ranges') if p.get('cidr') is None else None)
 
 
 def _range(service, p, check):

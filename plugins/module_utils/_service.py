@@ -88,9 +88,9 @@ class Service(object):
 
     # -- pools (SPEC §3.4, §3.6) ------------------------------------------
     def pool(self, name, namespace='default', state='present', subnets=None, parent=None, prefix_length=None,
-             strategy=None, reuse_delay=None, description=None, metadata=None, force=False, check=False):
-        reuse_delay, metadata = _checks.pool_arguments(name, namespace, state, subnets, parent, prefix_length,
-                                                       strategy, reuse_delay, description, metadata)
+             strategy=None, reuse_delay=None, description=None, metadata=None, force=False, check=False, ranges=None):
+        reuse_delay, metadata, ranges = _checks.pool_arguments(name, namespace, state, subnets, parent, prefix_length,
+                                                               strategy, reuse_delay, description, metadata, ranges)
         with self.store.transaction(commit=not check):
             self.store.lock_namespace(namespace)
             old = self.store.get_pool(namespace, name)
@@ -98,14 +98,17 @@ class Service(object):
                 return self._delete_pool(old, force)
             if old is None and parent is None and subnets is None:
                 raise InvalidArgument("Pool '%s' does not exist in namespace '%s': give subnets (or cidr) to "
-                                      "create it, or parent and prefix_length to carve it." % (name, namespace))
+                                      "create it, or parent and prefix_length (or ranges) to make it a child of "
+                                      "another pool." % (name, namespace))
             now = self._stamp()
             new = Pool(namespace, name, created_at=now) if old is None else old.copy()
             for field, value in (('strategy', strategy), ('reuse_delay', reuse_delay),
                                  ('description', description), ('metadata', metadata)):
                 if value is not None:
                     setattr(new, field, value)
-            if parent is not None:
+            if parent is not None and ranges is not None:
+                _reshape.hold_ranges(old, new, self._pool(namespace, parent), ranges, force)
+            elif parent is not None:
                 _reshape.carve(self.store, old, new, parent, prefix_length, self._pool)
             elif subnets is not None:
                 if old is not None and old.parent is not None:
@@ -116,33 +119,38 @@ class Service(object):
             if old is not None and new.to_data() == old.to_data():
                 return self.results.pool_result(False, old, new, released=[])
             new.updated_at = now
-            tree = self._tree(namespace)
-            children = tree.children(new)
-            released = []
-            # Only a new shape (subnets, ranges, exclusions) is checked against other pools and reservations
-            # and rebuilds free spans: a description, metadata, strategy or reuse_delay change is one write.
-            reshaped = old is None or [s.to_data() for s in old.subnets] != [s.to_data() for s in new.subnets]
-            if reshaped:
-                if new.parent is None:
-                    _reshape.check_overlap(self.store, new)
-                if old is not None:
-                    _reshape.check_resized(self.store, self._stamp(), old, new)
-                released = self._release_outside(old, new, children, force)
-            self.store.save_pool(new)
-            if reshaped:
-                self.store.free_space().rebuild(new)
-                if new.parent is not None:
-                    self.store.free_space().rebuild(self.store.get_pool(namespace, new.parent))
-                self._rebuild_below(tree, new)
-            self._history('pool', 'create' if old is None else 'update', namespace, name,
-                          old=old.to_data() if old else None, new=new.to_data())
-            return self.results.pool_result(True, old, new, tree, released)
+            return self._save_shape(old, new, force, 'pool', 'create' if old is None else 'update')
+
+    def _save_shape(self, old, new, force, obj, action):
+        """Save ``new`` (``old`` changed; None: created) and what its shape derives. Only a new shape (subnets,
+        ranges, exclusions) is checked (``_reshape.check_shape``) and rebuilds free spans (its own, its parent's,
+        those below it): a description, metadata, strategy or reuse_delay change is one write."""
+        namespace = new.namespace
+        tree = self._tree(namespace)
+        children = tree.children(new)
+        released, moved = [], []
+        reshaped = old is None or [s.to_data() for s in old.subnets] != [s.to_data() for s in new.subnets]
+        if reshaped:
+            _reshape.check_shape(self.store, self._stamp(), old, new, tree)
+            released = self._release_outside(old, new, children, force)
+            moved = _reshape.follow(new, children)
+        for saved in [new] + [rehomed for _child, rehomed in moved]:
+            self.store.save_pool(saved)
+        if reshaped:
+            self.store.free_space().rebuild(new)
+            if new.parent is not None:
+                self.store.free_space().rebuild(self.store.get_pool(namespace, new.parent))
+            self._rebuild_below(tree, new)
+        self._history(obj, action, namespace, new.name, old=old.to_data() if old else None, new=new.to_data())
+        for child, rehomed in moved:
+            self._history('pool', 'update', namespace, child.name, old=child.to_data(), new=rehomed.to_data())
+        return self.results.pool_result(True, old, new, self._tree(namespace) if moved else tree, released)
 
     def _rebuild_below(self, tree, pool):
         """Rebuild the free space of every pool below ``pool``, whose shape just changed: what it withholds
         (gateway, exclusions, network and broadcast addresses) holds in them at once (``_tree``)."""
         for below in tree.descendants(pool):
-            self.store.free_space().rebuild(below)
+            self.store.free_space().rebuild(self.store.get_pool(below.namespace, below.name))     # as saved now
 
     def _release_outside(self, old, new, children, force):
         """What the new subnets leave outside (``_reshape.outside``), released, as reservation dicts."""
@@ -198,26 +206,24 @@ class Service(object):
               check=False):
         specs = _checks.range_arguments(namespace, pool, ranges, kind, state)
         with self.store.transaction(commit=not check):
-            _tree.lock(self.store, namespace, pool)
+            # a child by ranges' ranges are what it holds: their edit is its resize, under ``pool``'s lock
+            probe = self.store.get_pool(namespace, pool) if kind == 'allocatable' else None
+            if probe is not None and probe.by_ranges:
+                self.store.lock_namespace(namespace)
+            else:
+                _tree.lock(self.store, namespace, pool)
             old = self._pool(namespace, pool)
-            new = old.copy()
-            for spec in specs:
-                version, first, last = _checks.span(spec, 'range')
-                subnet = next((s for s in new.subnets if s.covers(version, first, last)), None)
-                if subnet is None:
-                    raise AddressOutOfPool("The range %s is not inside one subnet of pool '%s' (%s)."
-                                           % (spec, pool, ', '.join(s.cidr for s in new.subnets)))
-                attr = 'ranges' if kind == 'allocatable' else 'exclude'
-                spans = [(first, last)]
-                if state == 'present':
-                    if kind == 'allocatable' and not force:
-                        spans = _reshape.usable_only(subnet, spans)
-                    setattr(subnet, attr, iv.merge(getattr(subnet, attr) + spans))
-                else:
-                    setattr(subnet, attr, iv.subtract(getattr(subnet, attr), spans))
+            shape = old.by_ranges and kind == 'allocatable'
+            if shape and not probe.by_ranges:       # made a child by ranges meanwhile
+                self.store.lock_namespace(namespace)
+            new = _reshape.edit_ranges(old, specs, kind, state, force)
             if new.to_data() == old.to_data():
                 return self.results.pool_result(False, old, old)
             new.updated_at = self._stamp()
+            if shape:
+                _reshape.hold_ranges(old, new, self._pool(namespace, old.parent),
+                                     [iv.format_span(*span) for span in _tree.footprint(new)], force=True)
+                return self._save_shape(old, new, force, 'range', 'add' if state == 'present' else 'remove')
             self.store.save_pool(new)
             self.store.free_space().rebuild(new)
             self._rebuild_below(self._tree(namespace), new)
@@ -417,9 +423,11 @@ class Service(object):
         if current is not None and (current.version, current.address) == wanted:
             return current.copy(), False
         subnet = pool.subnet_of(version, n)
-        if subnet is None:
-            raise AddressOutOfPool("%s is not in any subnet of pool '%s' (%s)."
-                                   % (text, pool.name, ', '.join(s.cidr for s in pool.subnets)))
+        if subnet is None:      # a child by ranges holds its ranges only
+            raise AddressOutOfPool("%s is not in any %s of pool '%s' (%s)." % (
+                text, 'range' if pool.by_ranges else 'subnet', pool.name, ', '.join(
+                    [iv.format_span(*span) for span in _tree.footprint(pool)] if pool.by_ranges
+                    else [s.cidr for s in pool.subnets])))
         # A holder in another pool is in this pool's tree (pools of a namespace overlap only there), whose
         # lock is held already (or the namespace's, with reassign).
         holder = self.store.holder(pool.namespace, version, n)

@@ -13,13 +13,18 @@ the pools of one namespace:
 
 - ``parent``, ``ancestors``, ``root``, ``children``, ``descendants``, ``family`` (the root and every pool
   below it: the pools one address of the family may concern);
-- ``carved(pool, subnet)``: the spans of ``subnet`` given to the pool's child pools;
+- ``carved(pool, subnet)``: the spans of ``subnet`` given to the pool's child pools (each child's
+  ``footprint``: a carved child's subnet whole, a child by ranges its ranges);
 - ``withheld(pool, subnet)``: the spans of ``subnet`` an ancestor withholds: the gateway, the network and
   broadcast (IPv6: subnet-router) addresses and the exclusions of every ancestor's subnets
   (``Subnet.withheld``);
 - ``allocatable(pool, subnet)``: what dynamic allocation may hand out there: the subnet's ranges less its
   own exclusions and gateway, less ``carved`` and ``withheld``;
 - ``excluded(pool, subnet, n)``: whether a static request of ``n`` needs ``force``.
+
+Two functions answer for one pool without the tree: ``footprint(pool)``, the spans a pool takes in its namespace
+(what overlap checks compare), and ``source_subnet(pool, subnet, get)``, the subnet whose gateway and dns hold in
+a child by ranges (its parent's, read when a result is shaped).
 
 Addresses resting under a reuse delay are store state, not shape: the free-space derivation
 (``_freespace._derive.derive``) counts an address resting in any pool of the namespace as free in none, which
@@ -43,6 +48,35 @@ def lineage(pool, get):
         seen.add(name)
         name = parent.parent
     return found
+
+
+def footprint(pool):
+    """The spans ``pool`` takes in its namespace, sorted ``(version, first, last)``: its subnets whole, or for a
+    child by ranges (SPEC §3.6) exactly its ranges, which lie on its parent's cidrs. Pools of a namespace overlap
+    only where one descends from the other, and a child's footprint lies inside its parent's."""
+    if pool.by_ranges:
+        return sorted((s.version, a, b) for s in pool.subnets for a, b in s.ranges)
+    return sorted((s.version, s.first, s.last) for s in pool.subnets)
+
+
+def within(spans, version, first, last):
+    """The parts of ``spans`` (``(version, first, last)``) of IP ``version`` inside [first, last], merged."""
+    return iv.intersect(iv.merge([(a, b) for v, a, b in spans if v == version]), [(first, last)])
+
+
+def source_subnet(pool, subnet, get):
+    """The subnet whose gateway and dns hold for ``subnet`` of ``pool``: its own, or for a child by ranges the
+    subnet of the same cidr of the nearest ancestor that is not one (derived when a result is shaped, never
+    copied: a gateway the parent gets later is the child's at once). ``get(name)`` returns a pool or None."""
+    seen = set([pool.name])
+    while pool.by_ranges and pool.parent is not None and pool.parent not in seen:
+        parent = get(pool.parent)
+        theirs = next((s for s in parent.subnets if s.cidr == subnet.cidr), None) if parent is not None else None
+        if theirs is None:
+            break
+        seen.add(parent.name)
+        pool, subnet = parent, theirs
+    return subnet
 
 
 def root_name(pool, get):
@@ -127,9 +161,9 @@ class Tree(object):
 
     # -- what the tree means for one subnet -------------------------------------------------------------
     def carved(self, pool, subnet):
-        """The spans of ``subnet`` (one of ``pool``'s) given to its child pools, merged."""
-        return iv.merge([(cs.first, cs.last) for child in self.children(pool) for cs in child.subnets
-                         if cs.overlaps(subnet)])
+        """The spans of ``subnet`` (one of ``pool``'s) given to its child pools (their ``footprint``), merged."""
+        return iv.merge([span for child in self.children(pool)
+                         for span in within(footprint(child), subnet.version, subnet.first, subnet.last)])
 
     def withheld(self, pool, subnet):
         """The spans of ``subnet`` (one of ``pool``'s) that an ancestor withholds, merged: the gateway, the

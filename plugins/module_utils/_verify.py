@@ -20,8 +20,10 @@ involved and a ``code`` per kind of problem:
   (``_freespace._derive.expected``: allocatable, less what an ancestor withholds (``_tree``), less held in the
   namespace, less resting in any pool of it);
 - ``parent_missing``: a child pool whose parent does not exist;
-- ``child_outside_parent``: a subnet of a child pool not inside a subnet of its parent;
-- ``pool_overlap``: subnets of two pools of the namespace overlap and neither pool descends from the other;
+- ``child_outside_parent``: a subnet of a child pool (a range of a child by ranges) not inside a subnet of its
+  parent (the ranges of a parent by ranges);
+- ``pool_overlap``: subnets of two pools of the namespace (ranges of a child by ranges) overlap and neither pool
+  descends from the other;
 - ``damaged_row`` (``damaged_free_span`` for a free span): a stored row that cannot be read (a SQL store
   edited by hand or damaged). While a pool, reservation or resting-address row of the namespace is damaged,
   only the damaged rows are reported (the rest cannot be read); a damaged free span skips its pool's
@@ -34,7 +36,7 @@ spans fixes them. Every other code needs a human decision, which its ``message``
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import DamagedRow
 from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _derive
-from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
+from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree, footprint, within
 
 
 DUPLICATE_HOLDER = 'duplicate_holder'
@@ -289,34 +291,47 @@ def _families(namespace, pools, tree):
                    pool.name) + _RERUN,
                 pools=[pool.name, pool.parent], addresses=[s.cidr for s in pool.subnets]))
             continue
-        for subnet in pool.subnets:
-            if not any(ps.covers(subnet.version, subnet.first, subnet.last) for ps in parent.subnets):
+        theirs = footprint(parent)
+        for v, a, b in footprint(pool):
+            if within(theirs, v, a, b) != [(a, b)]:
+                what = ('range %s' % iv.format_span(v, a, b)) if pool.by_ranges else \
+                    ('subnet %s' % next(s.cidr for s in pool.subnets if s.covers(v, a, b)))
                 found.append(problem(
                     CHILD_OUTSIDE, namespace,
-                    "The subnet %s of child pool '%s' is not inside a subnet of its parent '%s' (%s). Give the "
-                    "parent a subnet that covers it, or delete the child pool and carve it again."
-                    % (subnet.cidr, pool.name, parent.name, ', '.join(s.cidr for s in parent.subnets) or 'none')
+                    "The %s of child pool '%s' is not inside %s of its parent '%s' (%s). Give the parent a subnet "
+                    "that covers it, or delete the child pool and make it again."
+                    % (what, pool.name, 'the ranges' if parent.by_ranges else 'a subnet', parent.name,
+                       ', '.join(iv.format_span(*span) for span in theirs) if parent.by_ranges
+                       else ', '.join(s.cidr for s in parent.subnets) or 'none')
                     + _RERUN,
-                    pools=[pool.name, parent.name], addresses=[subnet.cidr]))
+                    pools=[pool.name, parent.name], addresses=[what.split(' ')[1]]))
     return found
 
 
 def _overlaps(namespace, pools, tree):
-    """Overlapping subnets of two pools of which neither descends from the other (a sweep in address order)."""
+    """Overlapping footprints (``_tree.footprint``: subnets, or a child by ranges' ranges) of two pools of which
+    neither descends from the other (a sweep in address order)."""
     family = dict((p.name, set(a.name for a in tree.ancestors(p))) for p in pools)
-    subnets = sorted((s.version, s.first, s.last, p.name, s.cidr) for p in pools for s in p.subnets)
+    spans = sorted((v, a, b, p.name, _named(p, v, a, b)) for p in pools for v, a, b in footprint(p))
     found = []
-    for i, (v, _first, last, name, cidr) in enumerate(subnets):
-        for v2, first2, _last2, name2, cidr2 in subnets[i + 1:]:
+    for i, (v, _first, last, name, what) in enumerate(spans):
+        for v2, first2, _last2, name2, what2 in spans[i + 1:]:
             if v2 != v or first2 > last:
                 break
             if name2 == name or name2 in family[name] or name in family[name2]:
                 continue
             found.append(problem(
                 POOL_OVERLAP, namespace,
-                "The subnet %s of pool '%s' overlaps the subnet %s of pool '%s' in namespace '%s', and neither pool "
+                "The %s of pool '%s' overlaps the %s of pool '%s' in namespace '%s', and neither pool "
                 "is carved from the other. Decide which pool keeps the addresses: shrink or delete the other "
                 "(netpool.ipam.pool), or move one pool to another namespace."
-                % (cidr, name, cidr2, name2, namespace) + _RERUN,
-                pools=[name, name2], addresses=[cidr, cidr2]))
+                % (what, name, what2, name2, namespace) + _RERUN,
+                pools=[name, name2], addresses=[what.split(' ')[1], what2.split(' ')[1]]))
     return found
+
+
+def _named(pool, v, a, b):
+    """A footprint span as messages name it: ``subnet CIDR``, or ``range FIRST-LAST`` of a child by ranges."""
+    if pool.by_ranges:
+        return 'range %s' % iv.format_span(v, a, b)
+    return 'subnet %s' % next(s.cidr for s in pool.subnets if s.covers(v, a, b))

@@ -61,8 +61,9 @@ options:
         space equal to what it may hand out less every address held in the namespace and every address resting
         under a reuse delay (C(free_space_mismatch)), its free spans not overlapping each other
         (C(free_span_overlap)) nor lying outside its subnets (C(free_span_outside_pool)); child pools inside their
-        parent (C(child_outside_parent)) and their parent existing (C(parent_missing)); no overlap between pools
-        of the namespace that are not carved one from the other (C(pool_overlap)); every stored row of a SQLite or
+        parent (C(child_outside_parent); a child by ranges, its ranges) and their parent existing
+        (C(parent_missing)); no overlap between pools of the namespace that are not carved one from the other
+        (C(pool_overlap); a child by ranges takes its ranges, not its parent's whole subnet); every stored row of a SQLite or
         PostgreSQL store readable (C(damaged_row), C(damaged_free_span): a row edited by hand or damaged, which
         fails any other read with C(store_unavailable) naming the table and the row)."
       - To check several namespaces, run the task once per namespace (O(namespace) in a loop).
@@ -159,6 +160,7 @@ pools:
             - range: 10.0.0.10-10.0.0.50
               map: X.........-..............................
       parent: null
+      by_ranges: false
       children: []
       strategy: first
       reuse_delay: 0

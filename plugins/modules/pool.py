@@ -17,6 +17,9 @@ description:
     shorthand O(cidr), O(gateway), O(dns), O(ranges) and O(exclude).
   - With O(parent) and O(prefix_length) instead, the pool is a child pool carved from the first free aligned
     prefix of its parent.
+  - With O(parent) and O(ranges) (and no O(cidr)), the pool is a child pool by ranges. It holds exactly those ranges of
+    its parent's subnets, for example VIPs V(10.0.0.240-10.0.0.250) beside nodes V(10.0.0.10-10.0.0.200) in one
+    /24. It is a child in every other respect.
   - Options not given are left as they are on an existing pool. A change that would leave a reservation outside
     every subnet fails with C(error=pool_in_use) unless O(force=true). Shrinking ranges never touches
     reservations.
@@ -104,6 +107,19 @@ options:
   ranges:
     description:
       - The allocatable ranges of the O(cidr) subnet. See O(subnets[].ranges).
+      - With O(parent) and no O(cidr), the ranges of the parent's subnets the child pool holds (a child by ranges).
+        Each range lies inside one subnet of the parent (the ranges of a parent that is itself a child by ranges),
+        of either family; the child is on the parent's CIDRs, one subnet per parent subnet its ranges touch.
+        Network and broadcast addresses are left out unless O(force=true).
+      - A range outside the parent fails with C(error=address_out_of_pool), one overlapping another child pool of
+        the parent (or any other pool) with C(error=pool_overlap), one covering an address another pool holds (a
+        reservation of the parent, say) with C(error=address_in_use) naming the holder.
+      - Given again with other ranges, the child is resized under the same rules. Ranges that a reservation of
+        the child would be left outside of fail with C(error=pool_in_use) naming the owners, unless
+        O(force=true), which releases those reservations. Its own exclusions (M(netpool.ipam.range)) stay with
+        their subnet.
+      - The parent's gateway, network and broadcast addresses and exclusions hold in the child, derived when an
+        address is chosen, never copied. The child returns the parent's gateway and DNS servers on each subnet.
     type: list
     elements: str
   exclude:
@@ -113,15 +129,20 @@ options:
     elements: str
   parent:
     description:
-      - Carve this pool out of the pool O(parent) of the same namespace, with O(prefix_length).
-      - The first free aligned prefix of the parent is taken (free of other child pools and of the parent's
-        reservations). The parent never hands out an address of a child pool. A full parent fails with
-        C(error=pool_exhausted).
-      - Idempotent by name. A child pool cannot change parents or size.
+      - Carve this pool out of the pool O(parent) of the same namespace, with O(prefix_length), or make it a child
+        by ranges of it, with O(ranges).
+      - With O(prefix_length), the first free aligned prefix of the parent is taken (free of other child pools and
+        of the parent's reservations). A full parent fails with C(error=pool_exhausted). A carved child cannot
+        change size.
+      - The parent never hands out an address of a child pool, and an address resting under the reuse delay of
+        one pool of the tree is free in none. Deleting a child leaves its resting addresses resting in its
+        parent until their time.
+      - Idempotent by name. A child pool cannot change parents, nor become a child of the other kind.
     type: str
   prefix_length:
     description:
       - The prefix length of the child pool carved from O(parent), for example V(26).
+      - Mutually exclusive with O(ranges).
     type: int
   strategy:
     description:
@@ -148,8 +169,8 @@ options:
     type: dict
   force:
     description:
-      - With O(state=present), release the reservations a change of subnets would leave outside the pool, and
-        allow network and broadcast addresses in ranges.
+      - With O(state=present), release the reservations a change of subnets (of a child by ranges, of ranges)
+        would leave outside the pool, and allow network and broadcast addresses in ranges.
       - With O(state=absent), delete the pool with its reservations and child pools.
     type: bool
     default: false
@@ -189,6 +210,19 @@ EXAMPLES = r"""
     name: web-canary
     parent: web
     prefix_length: 26
+
+- name: Nodes and VIPs in one /24 - the nodes' pool
+  netpool.ipam.pool:
+    name: cluster
+    cidr: 10.0.0.0/24
+    gateway: 10.0.0.1
+    ranges: [10.0.0.10-10.0.0.200]
+
+- name: Nodes and VIPs in one /24 - the VIPs, a child by ranges (it returns the parent's gateway and DNS)
+  netpool.ipam.pool:
+    name: cluster-vips
+    parent: cluster
+    ranges: [10.0.0.240-10.0.0.250]
 
 - name: Every task of the play uses the same store
   module_defaults:
@@ -239,15 +273,15 @@ pool:
       elements: dict
       contains:
         cidr:
-          description: The subnet.
+          description: The subnet (of a child by ranges, its parent's subnet).
           type: str
           sample: 10.0.0.0/24
         gateway:
-          description: The gateway, or null.
+          description: The gateway, or null (of a child by ranges, its parent's, derived).
           type: str
           sample: 10.0.0.1
         dns:
-          description: The DNS servers.
+          description: The DNS servers (of a child by ranges, its parent's, derived).
           type: list
           elements: str
           sample: [10.0.0.2]
@@ -283,6 +317,14 @@ pool:
       description: The parent pool of a child pool, else null.
       type: str
       sample: null
+    by_ranges:
+      description:
+        - True for a child pool by ranges (O(parent) with O(ranges)), which holds exactly the ranges of its
+          subnets; false for any other pool.
+        - Its RV(pool.subnets[].cidr) is its parent's, and what the parent withholds (gateway, exclusions) is not
+          listed in its RV(pool.subnets[].exclude) (derived, never copied).
+      type: bool
+      sample: false
     children:
       description: The names of the child pools carved from this pool.
       type: list
@@ -378,10 +420,14 @@ diff:
 error:
   description:
     - On failure, what went wrong, as a stable code.
-    - C(pool_overlap) (a subnet overlaps another pool of the namespace; RV(other_pool) names it),
+    - C(pool_overlap) (a subnet, or a range of a child by ranges, overlaps another pool of the namespace;
+      RV(other_pool) names it),
       C(pool_in_use) (reservations or child pools in the way; RV(addresses) lists them),
       C(pool_not_found) (the O(parent) does not exist), C(pool_exhausted) (the O(parent) has no free prefix left),
-      C(invalid_argument), C(store_busy), C(store_unavailable), C(store_version), C(unsupported), C(internal_error).
+      C(address_out_of_pool) (a range of a child by ranges outside its parent),
+      C(address_in_use) (a range of a child by ranges over an address another pool holds; RV(holder) names it),
+      C(invalid_argument), C(store_busy), C(store_unavailable), C(store_version), C(unsupported) (the NetBox store
+      cannot keep a child by ranges), C(internal_error).
   returned: failure
   type: str
   sample: pool_overlap
@@ -402,6 +448,11 @@ other_pool:
   returned: failure
   type: str
   sample: db
+holder:
+  description: With C(error=address_in_use), the reservation holding the address a child by ranges would take.
+  returned: failure
+  type: dict
+  sample: {pool: cluster, owner: node7, key: default, address: 10.0.0.245}
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils._module import run_module

@@ -17,6 +17,12 @@ description:
   - A subnet that was given no ranges starts from its implicit range (its usable hosts).
   - Ranges govern dynamic allocation only. Removing a range never touches the reservations in it; adding an
     exclusion over a reserved address keeps the reservation, and the address is not reused once released.
+  - Of a child pool by ranges (M(netpool.ipam.pool) with O(netpool.ipam.pool#module:parent) and
+    O(netpool.ipam.pool#module:ranges)), the allocatable ranges are what it holds of its parent, so an edit
+    resizes it under the rules of that module - inside the parent (C(error=address_out_of_pool)), clear of other
+    pools (C(error=pool_overlap)) and of addresses they hold (C(error=address_in_use)), and leaving no reservation
+    of the child outside its ranges (C(error=pool_in_use) unless O(force=true), which releases them). An address
+    it gives up is its parent's again. Its exclusions are edited as anywhere.
   - Runs on the controller (see the notes).
 author:
   - netpool.ipam engineers (@netpool)
@@ -54,6 +60,7 @@ options:
     description:
       - Allow network and broadcast addresses (IPv6 the subnet-router address) in allocatable ranges. They are
         left out otherwise.
+      - Of a child pool by ranges, also release the reservations that removing its ranges leaves outside them.
     type: bool
     default: false
 seealso:
@@ -80,6 +87,11 @@ EXAMPLES = r"""
     pool: web
     range: 10.0.0.128/26
     state: absent
+
+- name: One more VIP for a child pool by ranges (taken from its parent)
+  netpool.ipam.range:
+    pool: cluster-vips
+    range: 10.0.0.251
 """
 
 RETURN = r"""
@@ -126,6 +138,10 @@ pool:
       description: The parent pool of a child pool, else null.
       type: str
       sample: null
+    by_ranges:
+      description: True for a child pool by ranges (the CIDR, gateway and DNS of its subnets are its parent's).
+      type: bool
+      sample: false
     children:
       description: The names of the child pools.
       type: list
@@ -179,6 +195,14 @@ pool:
       description: When the pool last changed (ISO 8601, UTC).
       type: str
       sample: '2026-01-31T12:00:00Z'
+released:
+  description:
+    - The reservations O(force=true) released because a range edit of a child pool by ranges left them outside its
+      ranges, each with the fields of RV(netpool.ipam.reservation#module:reservation).
+  returned: success, when an edit of a child pool by ranges changed its allocatable ranges
+  type: list
+  elements: dict
+  sample: []
 diff:
   description: The pool before and after the change, without the counters.
   returned: in diff mode
@@ -193,9 +217,10 @@ diff:
 error:
   description:
     - On failure, what went wrong, as a stable code.
-    - C(pool_not_found) (no such pool), C(address_out_of_pool) (a range is not inside one subnet of the pool),
-      C(invalid_argument) (a malformed range), C(store_busy), C(store_unavailable), C(store_version),
-      C(unsupported), C(internal_error).
+    - C(pool_not_found) (no such pool), C(address_out_of_pool) (a range is not inside one subnet of the pool; of a
+      child by ranges, not inside its parent), C(invalid_argument) (a malformed range; a child by ranges left with
+      no range), C(pool_overlap), C(address_in_use) and C(pool_in_use) (an edit of a child by ranges, see the
+      description), C(store_busy), C(store_unavailable), C(store_version), C(unsupported), C(internal_error).
   returned: failure
   type: str
   sample: address_out_of_pool

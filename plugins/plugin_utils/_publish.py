@@ -81,6 +81,7 @@ class Subnet:
 class Pool:
     def __init__(self, data):
         self.name = data['name']
+        self.by_ranges = bool(data.get('by_ranges'))      # on its parent's cidr: served in its parent's entry
         domain = (data.get('metadata') or {}).get('domain')
         self.domain = _metadata.name(domain, "the domain of pool '%s'" % self.name) if domain else None
         self.subnets = [Subnet(s, self) for s in data.get('subnets') or []]
@@ -98,8 +99,9 @@ class Plan:
             raise InvalidArgument('The input must be the registered result of netpool.ipam.info (a dict with pools '
                                   'and reservations), got %s.' % type(info).__name__)
         self.pools = dict((p['name'], Pool(p)) for p in info['pools'])
+        # a child by ranges is on its parent's cidr: the parent's subnet comes first, and holds it
         self.subnets = sorted((s for p in self.pools.values() for s in p.subnets),
-                              key=lambda s: (s.version, s.network.first, s.network.prefixlen))
+                              key=lambda s: (s.version, s.network.first, s.network.prefixlen, s.pool.by_ranges))
         self.hosts = sorted((Host(r, self.pools.get(r['pool'])) for r in info['reservations']),
                             key=lambda h: (h.version, int(h.address), h.owner, h.key))
         self.by_subnet = {}
@@ -116,7 +118,8 @@ class Plan:
     def dhcp_hosts(self, subnet, nested=()):
         """The hosts with a MAC in ``subnet`` (and in the subnets ``nested`` inside it: child pools, served on
         the same segment); two owners (or two IPv4 addresses) behind one MAC is an error."""
-        hosts = [h for s in [subnet] + list(nested) for h in self.by_subnet.get(s.cidr, ()) if h.mac is not None]
+        cidrs = sorted(set(s.cidr for s in [subnet] + list(nested)))     # a child by ranges shares its parent's
+        hosts = [h for cidr in cidrs for h in self.by_subnet.get(cidr, ()) if h.mac is not None]
         hosts.sort(key=lambda h: (int(h.address), h.owner, h.key))
         seen = {}
         for host in hosts:
@@ -189,7 +192,7 @@ def kea(info, version, config=None):
         options = _kea_options(subnet, version)
         # a child pool's subnet is served on its parent's segment: its hosts are reservations of the parent's
         # entry, with the options the child sets otherwise than the parent (docs/publish.md)
-        own = dict((s.cidr, [o for o in _kea_options(s, version) if o not in options]) for s in nested)
+        own = dict(((s.cidr, s.pool.name), [o for o in _kea_options(s, version) if o not in options]) for s in nested)
         reservations = []
         by_mac = {}
         for host in plan.dhcp_hosts(subnet, nested):
@@ -203,8 +206,8 @@ def kea(info, version, config=None):
                 entry['ip-addresses'] = [str(host.address)]
             if host.hostname:
                 entry['hostname'] = host.fqdn or host.hostname
-            if own.get(str(host.network.cidr)):
-                entry['option-data'] = own[str(host.network.cidr)]
+            if own.get((str(host.network.cidr), host.pool)):
+                entry['option-data'] = own[(str(host.network.cidr), host.pool)]
             by_mac[host.mac] = entry
             reservations.append(entry)
         item = {'id': subnet_id, 'subnet': subnet.cidr}
@@ -221,7 +224,7 @@ def dnsmasq(info):
     """dnsmasq ``dhcp-host=`` lines, one per host with a MAC, IPv4 then IPv6, by address."""
     plan = Plan(info)
     lines = ['# ' + HEADER]
-    for subnet in plan.subnets:
+    for subnet in [s for i, s in enumerate(plan.subnets) if s.cidr not in [t.cidr for t in plan.subnets[:i]]]:
         for host in plan.dhcp_hosts(subnet):
             address = str(host.address) if host.version == 4 else '[%s]' % host.address
             fields = [host.mac, address] + ([host.label] if host.label else [])

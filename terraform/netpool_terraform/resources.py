@@ -241,6 +241,24 @@ def subnets_of(pool):
     return found
 
 
+def held_ranges(pool):
+    """The ranges a child by ranges holds (pool dict ``pool``), in subnet order, as the store reports them."""
+    return [r for s in pool['subnets'] for r in s['ranges']]
+
+
+def same_ranges(given, held):
+    """True when the range specs ``given`` (the configuration's) are the ranges ``held``: the same addresses,
+    however spelled (``10.0.0.7`` and ``10.0.0.7-10.0.0.7``, one range or two adjacent ones)."""
+    def spans(specs):
+        try:
+            found = [iv.parse_range(spec) for spec in specs or []]
+        except (ValueError, TypeError):
+            return None
+        return sorted((v, a, b) for v in set(f[0] for f in found)
+                      for a, b in iv.merge([(x, y) for w, x, y in found if w == v]))
+    return given is not None and spans(given) is not None and spans(given) == spans(held)
+
+
 class Pool(Base, iface.Resource):
     """``netpool_pool``: a named set of subnets, or a child pool carved from a parent."""
 
@@ -253,11 +271,18 @@ class Pool(Base, iface.Resource):
         ('name', (String(), _REPLACE, 'The name of the pool, unique in its namespace.')),
         ('subnets', (List(_SUBNET_INPUT), _CHOSEN,
                      'The subnets, each with `cidr` and optionally `gateway`, `dns`, `ranges` (allocatable; default: '
-                     'every usable address) and `exclude`. For a child pool, the carved subnet (computed).')),
+                     'every usable address) and `exclude`. For a child pool, the carved subnet (computed); for a '
+                     'child by ranges, its parent\'s subnets with its ranges and the parent\'s gateway and dns.')),
         ('parent', (String(), dict(optional=True, requires_replace=True),
-                    'Carve this pool out of that pool (with `prefix_length`).')),
+                    'Carve this pool out of that pool (with `prefix_length`), or make it a child holding some '
+                    'ranges of that pool (with `ranges`).')),
         ('prefix_length', (Number(), dict(optional=True, requires_replace=True),
                            'The size of the prefix carved from `parent`.')),
+        ('ranges', (List(String()), _OPTIONAL,
+                    'With `parent` instead of `prefix_length`: the ranges of the parent\'s subnets this child holds, '
+                    'exactly (VIPs `10.0.0.240-10.0.0.250` beside nodes in one /24). A change resizes the child in '
+                    'place, under the rules of the netpool.ipam.pool module (an address held outside the new ranges '
+                    'fails with pool_in_use, unless `force`).')),
         ('strategy', (String(), _CHOSEN, '`first` (lowest free address, the default) or `random`.')),
         ('reuse_delay', (String(), _CHOSEN, 'How long a released address rests before it is handed out again: '
                                             'seconds or `30m`, `12h`, `7d` (default 0).')),
@@ -290,9 +315,19 @@ class Pool(Base, iface.Resource):
             planned['name'], namespace=self._namespace(planned),
             subnets=_runner.pool_subnets({'subnets': known(planned.get('subnets'))}),
             parent=planned.get('parent'), prefix_length=None if prefix_length is None else int(prefix_length),
+            ranges=known(planned.get('ranges')),
             strategy=known(planned.get('strategy')), reuse_delay=known(planned.get('reuse_delay')),
             description=known(planned.get('description')), metadata=known(planned.get('metadata')),
             force=bool(planned.get('force')), check=check)
+
+    def plan(self, ctx, current, planned):
+        """An update: new ranges of a child by ranges give it other subnets, known after apply."""
+        try:
+            if current is not None and current.get('ranges') != planned.get('ranges'):
+                planned['subnets'] = Unknown
+        except Exception as e:  # pylint: disable=broad-except
+            add_bug(ctx.diagnostics, 'plan pool %s' % (current or {}).get('name'), e, None)
+        return planned
 
     def create(self, ctx, planned):
         return self.run(ctx, 'create pool %s' % planned['name'],
@@ -320,6 +355,8 @@ class Pool(Base, iface.Resource):
                     state['reuse_delay'] = str(pool['reuse_delay'])
             except IpamError:
                 state['reuse_delay'] = str(pool['reuse_delay'])
+            if pool['by_ranges'] and not same_ranges(state.get('ranges'), held_ranges(pool)):
+                state['ranges'] = held_ranges(pool)
             if pool['parent'] is not None or state.get('subnets') is None:
                 state['subnets'] = subnets_of(pool)
             elif not self._same_subnets(service, state):
@@ -343,10 +380,12 @@ class Pool(Base, iface.Resource):
         def work(service):
             wanted = parse_id(id, ('namespace', 'name'), 'namespace/name')
             pool = service.info(wanted['namespace'], pool=wanted['name'])['pools'][0]
-            carved = None
-            if pool['parent'] is not None:      # a child pool: the prefix length it was carved with
+            carved = ranges = None
+            if pool['by_ranges']:               # a child by ranges: the ranges it holds
+                ranges = held_ranges(pool)
+            elif pool['parent'] is not None:    # a child pool: the prefix length it was carved with
                 carved = int(pool['subnets'][0]['cidr'].split('/')[1])
-            return self._state(pool, dict(wanted, parent=pool['parent'], prefix_length=carved))
+            return self._state(pool, dict(wanted, parent=pool['parent'], prefix_length=carved, ranges=ranges))
         return self.run(ctx, 'import pool %s' % id, work)
 
 
@@ -399,6 +438,8 @@ class PoolData(Base, iface.DataSource):
         ('name', (String(), _REQUIRED, 'The pool.')),
         ('subnets', (List(_SUBNET_READ), _COMPUTED, 'Its subnets: merged ranges and exclusions, and figures.')),
         ('parent', (String(), _COMPUTED, 'The pool it was carved from, or null.')),
+        ('by_ranges', (Bool(), _COMPUTED, 'True for a child pool by ranges (it holds the `ranges` of its '
+                                          'subnets, on its parent\'s subnets).')),
         ('children', (List(String()), _COMPUTED, 'The pools carved from it.')),
         ('strategy', (String(), _COMPUTED, '`first` or `random`.')),
         ('reuse_delay', (Number(), _COMPUTED, 'Seconds a released address rests.')),
@@ -414,8 +455,8 @@ class PoolData(Base, iface.DataSource):
             namespace = config.get('namespace') or self.provider.namespace
             pool = service.info(namespace, pool=config['name'])['pools'][0]
             state = dict(self.blank(), **config)
-            state.update((k, pool[k]) for k in ('parent', 'children', 'strategy', 'reuse_delay', 'description',
-                                                'size', 'used', 'free'))
+            state.update((k, pool[k]) for k in ('parent', 'by_ranges', 'children', 'strategy', 'reuse_delay',
+                                                'description', 'size', 'used', 'free'))
             state.update(id='%s/%s' % (namespace, pool['name']), namespace=namespace,
                          metadata=strings(pool['metadata']),
                          subnets=[dict((k, s[k]) for k in _SUBNET_READ.attributes) for s in pool['subnets']])

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import threading
 
+import pytest
+
 from harness import PROVIDER, ROOT, TerraformFailed, Workdir, require_terraform, service  # pylint: disable=import-error
 
 POOL = '''
@@ -191,6 +193,59 @@ output "ci" { value = netpool_pool.ci.subnets[0].cidr }
     w.write(POOL.replace('name    = "web"', 'name    = "www"'))
     assert w.plan()[1] == {'netpool_pool.web': ['delete', 'create'], 'netpool_pool.lab': ['delete'],
                            'netpool_pool.ci': ['delete']}
+
+
+def test_a_child_by_ranges(tmp_path, cli_config, sqlite_store):
+    """VIPs beside nodes in one /24 (issue 26): parent + ranges makes a child holding exactly those ranges, with
+    the parent's subnet, gateway and dns; new ranges resize it in place; a range edit made by Ansible is drift,
+    put back; an import gives it its ranges."""
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
+    vips = POOL + '''
+resource "netpool_pool" "vips" {
+  name   = "vips"
+  parent = netpool_pool.web.name
+  ranges = [%s]
+}
+resource "netpool_reservation" "api" {
+  pool  = netpool_pool.vips.name
+  owner = "api"
+}
+output "vips" { value = netpool_pool.vips.subnets }
+output "api" { value = [netpool_reservation.api.address, netpool_reservation.api.gateway] }
+'''
+    w.write(POOL.replace('10.20.0.10-10.20.0.250', '10.20.0.10-10.20.0.200') + vips[len(POOL):] % '"10.20.0.240-10.20.0.250"')
+    w.apply()
+    subnet, = w.outputs()['vips']
+    assert (subnet['cidr'], subnet['gateway'], subnet['ranges']) == ('10.20.0.0/24', '10.20.0.1', ['10.20.0.240-10.20.0.250'])
+    assert w.outputs()['api'] == ['10.20.0.240', '10.20.0.1']
+    assert w.plan() == (0, {})
+    w.write(POOL.replace('10.20.0.10-10.20.0.250', '10.20.0.10-10.20.0.200')
+            + vips[len(POOL):] % '"10.20.0.240-10.20.0.250", "10.20.0.251"')
+    assert w.plan()[1] == {'netpool_pool.vips': ['update']}
+    w.apply()
+    assert w.outputs()['vips'][0]['ranges'] == ['10.20.0.240-10.20.0.251']
+    with service(sqlite_store) as s:
+        vip = s.info('default', pool='vips')['pools'][0]
+        assert (vip['by_ranges'], vip['size']) == (True, 12)
+        assert s.range('vips', ['10.20.0.252'])['changed']                  # netpool.ipam.range: drift
+    assert w.plan()[1] == {'netpool_pool.vips': ['update']}
+    w.apply()
+    assert w.plan() == (0, {})
+    with service(sqlite_store) as s:
+        stamp = s.info('default', pool='vips')['pools'][0]['updated_at']
+    w.run('state', 'rm', 'netpool_pool.vips')
+    w.run('import', 'netpool_pool.vips', 'default/vips')
+    # the import holds the ranges as the store spells them (merged): one update in place, which changes nothing
+    assert w.plan()[1] == {'netpool_pool.vips': ['update']}
+    w.apply()
+    with service(sqlite_store) as s:
+        assert s.info('default', pool='vips')['pools'][0]['updated_at'] == stamp
+    assert w.plan() == (0, {})
+    w.write(POOL.replace('10.20.0.10-10.20.0.250', '10.20.0.10-10.20.0.200')
+            + vips[len(POOL):] % '"10.20.0.245-10.20.0.251"')
+    with pytest.raises(TerraformFailed) as failed:                          # api holds 10.20.0.240
+        w.apply()
+    assert 'pool_in_use' in str(failed.value)
 
 
 def test_destroy_honours_the_reuse_delay(tmp_path, cli_config, sqlite_store):

@@ -16,6 +16,7 @@ import json
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _derive
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool
+from ansible_collections.netpool.ipam.plugins.module_utils._tree import footprint
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base
 
 
@@ -77,7 +78,8 @@ def _duplicates(holders):
 
 
 def _overlaps(pools):
-    """``pools``: the pools of one namespace. The message for subnets of two pools that overlap, where neither
+    """``pools``: the pools of one namespace. The message for subnets (ranges of a child by ranges) of two pools
+    that overlap, where neither
     pool is an ancestor of the other (a child pool lies inside its parent by design), or None."""
     parent_of = dict((p.name, p.parent) for p in pools)
 
@@ -89,7 +91,10 @@ def _overlaps(pools):
         return found
 
     lines, active = [], []
-    subnets = sorted((s.version, s.first, s.last, p.name, s.cidr) for p in pools for s in p.subnets)
+    # a child by ranges takes its ranges of its parent's cidr, any other pool its subnets whole
+    subnets = sorted((v, a, b, p.name, iv.format_span(v, a, b) if p.by_ranges else
+                      next(s.cidr for s in p.subnets if s.covers(v, a, b)))
+                     for p in pools for v, a, b in footprint(p))
     for version, first, last, name, cidr in subnets:
         active = [a for a in active if a[0] == version and a[2] >= first]
         for _v, _f, _l, other, other_cidr in active:

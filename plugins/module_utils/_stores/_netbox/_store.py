@@ -30,7 +30,8 @@ learn its address, is deleted again if the transaction fails. Check mode sends n
 allocation then asks NetBox which address it would hand out (``predicted``).
 
 What NetBox cannot hold faithfully is ``unsupported``: the ``random`` strategy (NetBox hands out the first
-available address of a range).
+available address of a range), and a child pool by ranges (SPEC §3.6: on its parent's prefix, with ranges that
+would overlap the IP ranges it hands out, which NetBox refuses in a VRF).
 """
 
 import contextlib
@@ -169,6 +170,13 @@ class NetboxStore(Store):
         if pool.strategy == 'random':
             raise Unsupported("The NetBox store cannot keep strategy 'random': NetBox hands out the first available "
                               "address of a range. Use strategy 'first' with this store.")
+        if pool.by_ranges:
+            raise Unsupported(
+                "The NetBox store cannot keep pool '%s', a child of '%s' by ranges: it keeps a pool's subnets as "
+                "prefixes and what a pool hands out as IP ranges, which NetBox refuses to overlap in a VRF, and the "
+                "ranges such a child holds on its parent's prefix would overlap the IP ranges it hands out. Carve "
+                "the child as a prefix (parent with prefix_length), or keep this tree in a SQLite, JSON or "
+                "PostgreSQL store." % (pool.name, pool.parent))
         old = self.get_pool(pool.namespace, pool.name)
         self.client.tx.pools[(pool.namespace, pool.name)] = pool
         old_ids = dict(getattr(old, 'prefix_ids', {}) or {})

@@ -17,3 +17,10 @@ resource "netpool_pool" "web_ci" {
   parent        = netpool_pool.web.name
   prefix_length = 26
 }
+
+# A child by ranges: VIPs beside the nodes' range in web's /24 (web's gateway and dns are its own)
+resource "netpool_pool" "web_vips" {
+  name   = "web-vips"
+  parent = netpool_pool.web.name
+  ranges = ["10.0.0.240-10.0.0.250"]
+}

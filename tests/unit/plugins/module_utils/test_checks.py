@@ -111,6 +111,9 @@ def test_option_errors():
     (dict(parent='p'), 'its own parent'), (dict(parent='q', subnets=[{}]), 'not subnets'),
     (dict(parent='q'), 'needs prefix_length'), (dict(prefix_length=24), 'given with parent'),
     (dict(parent='q', prefix_length=True), 'integer from 0 to 128'), (dict(reuse_delay='x'), 'reuse_delay must'),
+    (dict(ranges=['10.0.0.9']), 'give parent with'), (dict(parent='q', ranges=[]), 'at least one range'),
+    (dict(parent='q', ranges=['10.0.0.9'], prefix_length=24), 'not both'),
+    (dict(parent='q', ranges=['10.0.0.9'], subnets=[{}]), 'give parent with'), (dict(parent='q', ranges=3), 'a string'),
 ])
 def test_pool_arguments_refuse(kwargs, said):
     args = dict(name='p', namespace='default', state='present', subnets=None, parent=None, prefix_length=None,
@@ -120,7 +123,10 @@ def test_pool_arguments_refuse(kwargs, said):
 
 
 def test_pool_arguments_normalise():
-    assert _checks.pool_arguments('p', 'default', 'present', None, None, None, None, '1h', None, None) == (3600, None)
+    assert _checks.pool_arguments('p', 'default', 'present', None, None, None, None, '1h', None, None) == (
+        3600, None, None)
+    assert _checks.pool_arguments('p', 'default', 'present', None, 'q', None, None, None, None, None,
+                                  ranges='10.0.0.9') == (None, None, ['10.0.0.9'])
 
 
 def test_range_arguments():

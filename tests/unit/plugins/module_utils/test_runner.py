@@ -58,7 +58,8 @@ def test_subnets_drop_unset_keys_and_no_subnets_is_none():
     {'subnets': [{'cidr': '10.0.0.0/24'}], 'cidr': '10.0.0.0/24'},
     {'cidr': '10.0.0.0/24', 'parent': 'p', 'prefix_length': 26},
     {'gateway': '10.0.0.1'},
-    {'parent': 'p'},
+    {'parent': 'p', 'prefix_length': 26, 'ranges': ['10.0.0.9']},
+    {'subnets': [{'cidr': '10.0.0.0/24'}], 'ranges': ['10.0.0.9']},
 ])
 def test_pool_option_conflicts(given):
     result = ArgumentSpecValidator(**module_kwargs('pool')).validate(dict(given, name='web'))
@@ -72,6 +73,16 @@ def test_shorthand_and_subnets_create_the_same_pool(store, tmp_path):
     full = _runner.run('pool', params('pool', other, name='a', subnets=[
         {'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'ranges': ['10.0.0.10-10.0.0.20']}]))
     assert short['pool']['subnets'] == full['pool']['subnets']
+
+
+def test_parent_with_ranges_and_no_cidr_is_a_child_by_ranges(store):
+    _runner.run('pool', params('pool', store, name='lan', cidr='10.0.0.0/24', ranges=['10.0.0.10-10.0.0.200']))
+    vips = _runner.run('pool', params('pool', store, name='vips', parent='lan', ranges=['10.0.0.240-10.0.0.250']))
+    assert vips['pool']['by_ranges'] is True and vips['pool']['subnets'][0]['ranges'] == ['10.0.0.240-10.0.0.250']
+    for given, said in (({'parent': 'lan'}, 'needs prefix_length'), ({'ranges': ['10.0.0.9']}, 'give parent')):
+        with pytest.raises(InvalidArgument) as error:
+            _runner.run('pool', params('pool', store, name='other', **given))
+        assert said in error.value.msg
 
 
 def test_diff_only_in_diff_mode_and_check_mode_writes_nothing(store):

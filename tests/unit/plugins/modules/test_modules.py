@@ -139,3 +139,32 @@ def test_a_deleted_childs_resting_addresses_rest_in_its_parent(store, capsys):
     assert code == 0 and out['changed']
     code, out = run(reservation, {'pool': 'site', 'owner': 'h2', 'store': store}, capsys)
     assert code == 0 and out['reservation']['address'] == '10.2.0.2'
+
+
+def test_vips_beside_nodes_in_one_24(store, capsys):
+    """Issue 26: the pool module with parent and ranges (no cidr) makes a child by ranges; check mode predicts
+    it; the range module resizes it; a rerun changes nothing; parent with neither prefix_length nor ranges, and
+    ranges with prefix_length, fail with invalid_argument."""
+    run(pool, {'name': 'cluster', 'cidr': '10.3.0.0/24', 'gateway': '10.3.0.1', 'dns': ['10.3.0.53'],
+               'ranges': ['10.3.0.10-10.3.0.200'], 'store': store}, capsys)
+    vips = {'name': 'vips', 'parent': 'cluster', 'ranges': ['10.3.0.240-10.3.0.250'], 'store': store}
+    code, checked = run(pool, dict(vips, _ansible_check_mode=True, _ansible_diff=True), capsys)
+    assert code == 0 and checked['changed'] and checked['diff']['before'] == {}
+    code, out = run(pool, vips, capsys)
+    assert code == 0 and out['changed'] and out['pool'] == checked['pool']
+    subnet = out['pool']['subnets'][0]
+    assert (out['pool']['parent'], out['pool']['by_ranges'], subnet['cidr'], subnet['gateway'], subnet['dns'],
+            subnet['ranges']) == ('cluster', True, '10.3.0.0/24', '10.3.0.1', ['10.3.0.53'], ['10.3.0.240-10.3.0.250'])
+    code, out = run(pool, vips, capsys)
+    assert code == 0 and not out['changed']
+    code, out = run(reservation, {'pool': 'vips', 'owner': 'api', 'store': store}, capsys)
+    assert (out['reservation']['address'], out['reservation']['gateway']) == ('10.3.0.240', '10.3.0.1')
+    code, out = run(range_module, {'pool': 'vips', 'range': ['10.3.0.251'], 'store': store}, capsys)
+    assert code == 0 and out['pool']['subnets'][0]['ranges'] == ['10.3.0.240-10.3.0.251'] and out['released'] == []
+    code, out = run(range_module, {'pool': 'vips', 'range': ['10.3.0.240'], 'state': 'absent', 'store': store}, capsys)
+    assert code == 1 and out['error'] == 'pool_in_use' and out['addresses'] == ['10.3.0.240']
+    for bad in ({'parent': 'cluster'}, {'parent': 'cluster', 'ranges': ['10.3.0.230'], 'prefix_length': 28}):
+        code, out = run(pool, dict(bad, name='other', store=store), capsys)
+        assert code == 1 and out['error'] == 'invalid_argument', out
+    code, out = run(info, {'store': store, 'verify': True}, capsys)
+    assert code == 0 and out['problems'] == []

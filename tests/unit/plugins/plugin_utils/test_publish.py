@@ -361,3 +361,28 @@ def test_a_child_pool_is_served_in_its_parents_kea_subnet(svc, tmp_path):
         path.write_text(json.dumps(F['kea_dhcp%d' % version](info, config=KEA_BASE)))
         code, out = check(['kea-dhcp%d' % version, '-t', str(path)])
         assert code == 0, out
+
+
+def test_a_child_by_ranges_is_served_in_its_parents_subnet_once(svc, tmp_path):
+    """Issue 26: a child by ranges is on its parent's cidr. Its hosts are reservations of the parent's one Kea
+    subnet entry (each once), with the options it sets otherwise (its domain) on its own hosts only; dnsmasq lists
+    each host once."""
+    svc.pool('site', subnets=[{'cidr': '10.32.0.0/24', 'gateway': '10.32.0.1'}], metadata={'domain': 'site.test'})
+    svc.pool('api-vips', parent='site', ranges=['10.32.0.240-10.32.0.250'], metadata={'domain': 'vip.test'})
+    svc.reserve('site', 'n1', metadata={'mac': mac(1)})
+    svc.reserve('api-vips', 'v1', metadata={'mac': mac(2)})
+    info = svc.info()
+    subnets = F['kea_dhcp4'](info, config=KEA_BASE)['Dhcp4']['subnet4']
+    assert [s['subnet'] for s in subnets] == ['10.32.0.0/24']
+    assert subnets[0]['option-data'] == [{'name': 'routers', 'data': '10.32.0.1'},
+                                         {'name': 'domain-name', 'data': 'site.test'}]
+    assert subnets[0]['reservations'] == [
+        {'hw-address': '52:54:00:04:00:01', 'ip-address': '10.32.0.2', 'hostname': 'n1.site.test'},
+        {'hw-address': '52:54:00:04:00:02', 'ip-address': '10.32.0.240', 'hostname': 'v1.vip.test',
+         'option-data': [{'name': 'domain-name', 'data': 'vip.test'}]}]
+    assert [line for line in F['dnsmasq_hosts'](info).splitlines() if line.startswith('dhcp-host')] == [
+        'dhcp-host=52:54:00:04:00:01,10.32.0.2,n1', 'dhcp-host=52:54:00:04:00:02,10.32.0.240,v1']
+    path = tmp_path / 'kea-dhcp4.json'
+    path.write_text(json.dumps(F['kea_dhcp4'](info, config=KEA_BASE)))
+    code, out = check(['kea-dhcp4', '-t', str(path)])
+    assert code == 0, out

@@ -283,3 +283,23 @@ def test_the_driver_merges_a_plan_still_in_an_old_layout(tmp_path):
 
 def svc_at(path):
     return Service(open_store(str(path)))
+
+
+def test_two_branches_giving_two_children_by_ranges_the_same_vips_are_refused_naming_both(origin):
+    """Issue 26: children by ranges of one parent share its cidr and are no overlap; their ranges are. Two
+    branches each making a child of the same VIPs merge cleanly with the merge driver (one insertion point), and
+    the plan is refused naming both."""
+    with_driver(origin, lambda s: s.pool('lan', subnets=[{'cidr': '10.5.0.0/24'}]))
+    a = svc(origin / 'a')
+    a.pool('vips-a', parent='lan', ranges=['10.5.0.240-10.5.0.250'])
+    a.store.close()
+    b = svc(origin / 'b')
+    b.pool('vips-b', parent='lan', ranges=['10.5.0.245-10.5.0.254'])
+    b.store.close()
+    done = merge(origin)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with pytest.raises(IpamError) as info:
+        svc(origin / 'a').info()
+    assert info.value.code == 'store_unavailable', info.value.msg
+    assert 'pool vips-a (10.5.0.240-10.5.0.250) and pool vips-b (10.5.0.245-10.5.0.254) overlap in ' \
+           '10.5.0.245-10.5.0.250' in info.value.msg, info.value.msg

@@ -44,7 +44,7 @@ class TestNetboxStore(contract.StoreContract):
     the other stores (8 processes of 10: each reservation is a few HTTP requests to a two-worker NetBox); the
     test of parallel owners below asks each owner from two processes."""
 
-    cannot = frozenset(['random', 'wide'])
+    cannot = frozenset(['random', 'wide', 'ranges'])
     parallel = (8, 10)
 
 
@@ -116,6 +116,13 @@ def test_what_netbox_cannot_hold_is_unsupported_and_nothing_is_written(svc):
     assert 'ranges' in error.msg
     svc.pool('v6', subnets=[{'cidr': '2001:db8::/64', 'ranges': ['2001:db8::100-2001:db8::1ff']}])
     assert svc.reserve('v6', 'h1')['reservation']['address'] == '2001:db8::100'
+    svc.pool('lan', subnets=[{'cidr': '10.5.0.0/24'}])
+    before = api('/core/object-changes/')['count']
+    for check in (True, False):
+        error = fails('unsupported', svc.pool, 'vips', parent='lan', ranges=['10.5.0.240-10.5.0.250'], check=check)
+        assert "child of 'lan' by ranges" in error.msg and 'prefix_length' in error.msg
+    assert api('/core/object-changes/')['count'] == before
+    assert [p['prefix'] for p in api('/ipam/prefixes/', cf_netpool_pool='vips')['results']] == []
 
 
 def test_a_failed_task_leaves_nothing_behind(svc):

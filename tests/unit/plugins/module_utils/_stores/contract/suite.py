@@ -10,7 +10,7 @@ isolated state). Everything here goes through the service, the way modules do.
 
 One module per rule, each a mixin on ``_base.Base``: ``pools`` (and the map and
 counts), ``ranges``, ``reserve``, ``release``, ``leases`` (and the reuse delay),
-``tree`` (parent and children), ``batches`` (``owners``), ``changes`` (check mode,
+``tree`` (parent and children), ``tree_ranges`` (children by ranges), ``batches`` (``owners``), ``changes`` (check mode,
 history), ``verify``, ``inventory``, ``concurrency``. A new rule goes in the module
 of its kind, or a new module added to ``StoreContract`` below.
 
@@ -20,7 +20,8 @@ store, whose own file shows that it says ``unsupported``. What can be named:
 
 - ``random``: the ``random`` strategy;
 - ``wide``: a subnet handing out more than 2**32 - 1 addresses (an IPv6 /64 left
-  without ranges).
+  without ranges);
+- ``ranges``: a child pool by ranges (SPEC §3.6, ``tree_ranges``).
 """
 
 import os
@@ -43,6 +44,8 @@ from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.co
     ReassignTests, ReserveTests)
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.tree import (
     ChildPoolTests, TreeTests)
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.tree_ranges import (
+    RangesChildTests)
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.verify import VerifyTests
 
 
@@ -50,8 +53,8 @@ __all__ = ['Clock', 'StoreContract', 'file_mode', 'needs']
 
 
 class StoreContract(PoolTests, RangeTests, ReserveTests, ReleaseTests, CheckModeTests, HistoryTests, LeaseTests,
-                    ReuseDelayTests, SweepTests, ChildPoolTests, TreeTests, ReassignTests, OwnersTests, MapTests,
-                    CountTests, ConcurrencyTests, VerifyTests, InventoryTests):
+                    ReuseDelayTests, SweepTests, ChildPoolTests, TreeTests, RangesChildTests, ReassignTests, OwnersTests,
+                    MapTests, CountTests, ConcurrencyTests, VerifyTests, InventoryTests):
     """Every rule of the SPEC that a store must uphold. Inherit it; provide the ``spec`` fixture."""
 
 
