@@ -86,7 +86,7 @@ MODULES = {
             owners=dict(type='list', elements='raw'),
             key=dict(type='str', no_log=False),
             address=dict(type='str'),
-            family=dict(type='str', choices=['ipv4', 'ipv6']),
+            family=dict(type='str', choices=['ipv4', 'ipv6', 'dual']),
             metadata=dict(type='dict'),
             ttl=dict(type='str'),
             force=dict(type='bool', default=False),

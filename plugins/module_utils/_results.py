@@ -162,6 +162,21 @@ class Results(object):
                          'after': {'reservations': [after for _c, _b, after in results]}}}
 
     @staticmethod
+    def dual(results, batch=False):
+        """``family: dual``'s result from ``((changed, before, after) of IPv4, the same of IPv6)`` of each owner:
+        ``reservation`` and ``reservation6`` (``batch``: ``reservations`` and ``reservations6``, in owners order)."""
+        four = [pair[0] for pair in results]
+        six = [pair[1] for pair in results]
+        if batch:
+            keys, values = ('reservations', 'reservations6'), lambda found, i: [r[i] for r in found]
+        else:
+            keys, values = ('reservation', 'reservation6'), lambda found, i: found[0][i]
+        return {'changed': any(changed for changed, _b, _a in four + six),
+                keys[0]: values(four, 2), keys[1]: values(six, 2),
+                'diff': {'before': {keys[0]: values(four, 1), keys[1]: values(six, 1)},
+                         'after': {keys[0]: values(four, 2), keys[1]: values(six, 2)}}}
+
+    @staticmethod
     def released(released):
         """A release's result: the reservations it ``released`` (as reservation dicts)."""
         return {'changed': bool(released), 'released': released,

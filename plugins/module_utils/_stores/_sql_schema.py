@@ -6,8 +6,8 @@
 
 This is a private module: it may change at any time. ``schema(dialect)`` is the DDL of today's schema version
 for one dialect: the two differ only in the type of a text column that is compared or sorted (PostgreSQL's
-``COLLATE "C"``, so its order is the byte order SQLite uses) and in how the history's id counts. ``MIGRATIONS``
-bring a store of an older version to the next, in both.
+``COLLATE "C"``, so its order is the byte order SQLite uses) and in how the history's id counts.
+``migrations(dialect)`` bring a store of an older version to the next.
 """
 
 #: what schema version 2 added to version 1: the indexes of "release everything of this owner", of the resting
@@ -30,8 +30,33 @@ INDEXES_3 = (
 #: the indexes of a store made at today's version (version 3 replaces reservation_owner)
 INDEXES = tuple(i for i in INDEXES_2 if 'reservation_owner' not in i) + INDEXES_3
 
-#: schema version -> statements that bring a SQL store of that version to the next
-MIGRATIONS = {1: list(INDEXES_2), 2: ['DROP INDEX reservation_owner'] + list(INDEXES_3)}
+#: the reservation table of version 4: one reservation per family of (namespace, pool, owner, key), so that
+#: ``family: dual`` holds an IPv4 and an IPv6 address under one key (``family`` is 4 or 6, the family of
+#: ``address``)
+_RESERVATION = """
+CREATE TABLE reservation (
+    namespace {key} NOT NULL, pool {key} NOT NULL, owner {key} NOT NULL, key {key} NOT NULL, family INTEGER NOT NULL,
+    address {key} NOT NULL, expires_at {key}, data TEXT NOT NULL,
+    PRIMARY KEY (namespace, pool, owner, key, family),
+    UNIQUE (namespace, address));
+CREATE INDEX reservation_pool ON reservation (namespace, pool, address);
+CREATE INDEX reservation_expiry ON reservation (namespace, pool, expires_at) WHERE expires_at IS NOT NULL"""
+
+#: what version 4 changes in version 3: the reservation table made again with ``family`` in its primary key (SQLite
+#: cannot change a primary key in place), its rows copied (the family read from the address key, ``4:...`` or
+#: ``6:...``) and its indexes made again
+_RESERVATION_4 = [
+    'ALTER TABLE reservation RENAME TO reservation_3',
+    'DROP INDEX reservation_pool',
+    'DROP INDEX reservation_expiry',
+    'DROP INDEX reservation_by_owner',
+    'DROP INDEX reservation_due',
+] + ['{}'] + [
+    'INSERT INTO reservation (namespace, pool, owner, key, family, address, expires_at, data) '
+    "SELECT namespace, pool, owner, key, CASE WHEN substr(address, 1, 2) = '4:' THEN 4 ELSE 6 END, address, "
+    'expires_at, data FROM reservation_3',
+    'DROP TABLE reservation_3',
+] + list(INDEXES_3)
 
 #: dialect -> (the type of a text column that is compared or sorted, the history's id column)
 DIALECTS = {
@@ -44,13 +69,7 @@ _TABLES = """
 CREATE TABLE pool (
     namespace {key} NOT NULL, name {key} NOT NULL, parent {key}, data TEXT NOT NULL,
     PRIMARY KEY (namespace, name));
-CREATE TABLE reservation (
-    namespace {key} NOT NULL, pool {key} NOT NULL, owner {key} NOT NULL, key {key} NOT NULL,
-    address {key} NOT NULL, expires_at {key}, data TEXT NOT NULL,
-    PRIMARY KEY (namespace, pool, owner, key),
-    UNIQUE (namespace, address));
-CREATE INDEX reservation_pool ON reservation (namespace, pool, address);
-CREATE INDEX reservation_expiry ON reservation (namespace, pool, expires_at) WHERE expires_at IS NOT NULL;
+{reservation};
 CREATE TABLE free_span (
     namespace {key} NOT NULL, pool {key} NOT NULL, first {key} NOT NULL, last {key} NOT NULL,
     PRIMARY KEY (namespace, pool, first));
@@ -69,7 +88,18 @@ CREATE INDEX history_address ON history (address)"""
 def schema(dialect):
     """The DDL of today's schema in ``dialect`` ('sqlite' or 'postgresql'): statements separated by ``;``."""
     key, ident = DIALECTS[dialect]
-    return _TABLES.format(key=key, id=ident) + ';\n' + ';\n'.join(INDEXES)
+    return _TABLES.format(key=key, id=ident, reservation=_RESERVATION.format(key=key)) + ';\n' + ';\n'.join(INDEXES)
+
+
+def migrations(dialect):
+    """Schema version -> the statements that bring a SQL store of ``dialect`` of that version to the next."""
+    version_4 = []
+    for statement in _RESERVATION_4:
+        if statement == '{}':
+            version_4 += [s.strip() for s in _RESERVATION.format(key=DIALECTS[dialect][0]).split(';')]
+        else:
+            version_4.append(statement)
+    return {1: list(INDEXES_2), 2: ['DROP INDEX reservation_owner'] + list(INDEXES_3), 3: version_4}
 
 
 def meta(dialect):
