@@ -30,33 +30,21 @@ INDEXES_3 = (
 #: the indexes of a store made at today's version (version 3 replaces reservation_owner)
 INDEXES = tuple(i for i in INDEXES_2 if 'reservation_owner' not in i) + INDEXES_3
 
-#: the reservation table of version 4: one reservation per family of (namespace, pool, owner, key), so that
-#: ``family: dual`` holds an IPv4 and an IPv6 address under one key (``family`` is 4 or 6, the family of
-#: ``address``)
+#: the reservation table of version 4 (``{table}``: its name): one reservation per family of (namespace, pool,
+#: owner, key), so that ``family: dual`` holds an IPv4 and an IPv6 address under one key (``family`` is 4 or 6, the
+#: family of ``address``)
 _RESERVATION = """
-CREATE TABLE reservation (
+CREATE TABLE {table} (
     namespace {key} NOT NULL, pool {key} NOT NULL, owner {key} NOT NULL, key {key} NOT NULL, family INTEGER NOT NULL,
     address {key} NOT NULL, expires_at {key}, data TEXT NOT NULL,
     PRIMARY KEY (namespace, pool, owner, key, family),
-    UNIQUE (namespace, address));
-CREATE INDEX reservation_pool ON reservation (namespace, pool, address);
-CREATE INDEX reservation_expiry ON reservation (namespace, pool, expires_at) WHERE expires_at IS NOT NULL"""
+    UNIQUE (namespace, address))"""
 
-#: what version 4 changes in version 3: the reservation table made again with ``family`` in its primary key (SQLite
-#: cannot change a primary key in place), its rows copied (the family read from the address key, ``4:...`` or
-#: ``6:...``) and its indexes made again
-_RESERVATION_4 = [
-    'ALTER TABLE reservation RENAME TO reservation_3',
-    'DROP INDEX reservation_pool',
-    'DROP INDEX reservation_expiry',
-    'DROP INDEX reservation_by_owner',
-    'DROP INDEX reservation_due',
-] + ['{}'] + [
-    'INSERT INTO reservation (namespace, pool, owner, key, family, address, expires_at, data) '
-    "SELECT namespace, pool, owner, key, CASE WHEN substr(address, 1, 2) = '4:' THEN 4 ELSE 6 END, address, "
-    'expires_at, data FROM reservation_3',
-    'DROP TABLE reservation_3',
-] + list(INDEXES_3)
+#: the indexes of the reservation table made with it
+_RESERVATION_INDEXES = (
+    'CREATE INDEX reservation_pool ON reservation (namespace, pool, address)',
+    'CREATE INDEX reservation_expiry ON reservation (namespace, pool, expires_at) WHERE expires_at IS NOT NULL',
+)
 
 #: dialect -> (the type of a text column that is compared or sorted, the history's id column)
 DIALECTS = {
@@ -70,6 +58,7 @@ CREATE TABLE pool (
     namespace {key} NOT NULL, name {key} NOT NULL, parent {key}, data TEXT NOT NULL,
     PRIMARY KEY (namespace, name));
 {reservation};
+{reservation_indexes};
 CREATE TABLE free_span (
     namespace {key} NOT NULL, pool {key} NOT NULL, first {key} NOT NULL, last {key} NOT NULL,
     PRIMARY KEY (namespace, pool, first));
@@ -88,17 +77,29 @@ CREATE INDEX history_address ON history (address)"""
 def schema(dialect):
     """The DDL of today's schema in ``dialect`` ('sqlite' or 'postgresql'): statements separated by ``;``."""
     key, ident = DIALECTS[dialect]
-    return _TABLES.format(key=key, id=ident, reservation=_RESERVATION.format(key=key)) + ';\n' + ';\n'.join(INDEXES)
+    return _TABLES.format(key=key, id=ident, reservation=_RESERVATION.format(table='reservation', key=key),
+                          reservation_indexes=';\n'.join(_RESERVATION_INDEXES)) + ';\n' + ';\n'.join(INDEXES)
 
 
 def migrations(dialect):
-    """Schema version -> the statements that bring a SQL store of ``dialect`` of that version to the next."""
-    version_4 = []
-    for statement in _RESERVATION_4:
-        if statement == '{}':
-            version_4 += [s.strip() for s in _RESERVATION.format(key=DIALECTS[dialect][0]).split(';')]
-        else:
-            version_4.append(statement)
+    """Schema version -> the statements that bring a SQL store of ``dialect`` of that version to the next.
+
+    Version 4 puts ``family`` in the primary key of the reservation table, which SQLite cannot change in place:
+    the table is made again beside the old one, the rows copied (the family read from the address key, ``4:...`` or
+    ``6:...``), the old table dropped with its indexes and the new one renamed; PostgreSQL then gives its
+    constraints the names a new store's have."""
+    version_4 = [
+        _RESERVATION.format(table='reservation_4', key=DIALECTS[dialect][0]).strip(),
+        'INSERT INTO reservation_4 (namespace, pool, owner, key, family, address, expires_at, data) '
+        "SELECT namespace, pool, owner, key, CASE WHEN substr(address, 1, 2) = '4:' THEN 4 ELSE 6 END, address, "
+        'expires_at, data FROM reservation',
+        'DROP TABLE reservation',
+        'ALTER TABLE reservation_4 RENAME TO reservation',
+    ]
+    if dialect == 'postgresql':
+        version_4 += ['ALTER INDEX reservation_4_pkey RENAME TO reservation_pkey',
+                      'ALTER INDEX reservation_4_namespace_address_key RENAME TO reservation_namespace_address_key']
+    version_4 += list(_RESERVATION_INDEXES) + list(INDEXES_3)
     return {1: list(INDEXES_2), 2: ['DROP INDEX reservation_owner'] + list(INDEXES_3), 3: version_4}
 
 
