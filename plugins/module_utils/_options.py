@@ -127,6 +127,7 @@ LOOKUP_OPTIONS = dict(
     key=dict(type='str', default='default'),
     allocate=dict(type='bool', default=False),
     format=dict(type='str', default='address', choices=['address', 'cidr', 'dict']),
+    family=dict(type='str', choices=['ipv4', 'ipv6', 'dual']),
 )
 
 

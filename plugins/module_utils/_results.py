@@ -183,10 +183,11 @@ class Results(object):
                 'diff': {'before': {'reservations': released}, 'after': {'reservations': []}}}
 
     # -- reads -------------------------------------------------------------
-    def get(self, pool, owner, key, namespace, find):
-        """The reservation dict, or None; ``find(namespace, pool)`` raises ``pool_not_found`` for no such pool."""
+    def get(self, pool, owner, key, namespace, find, version=None):
+        """The reservation dict (of family ``version``, 4 or 6, if given), or None; ``find(namespace, pool)`` raises
+        ``pool_not_found`` for no such pool."""
         with self.store.transaction(write=False):
-            r = self.store.get_reservation(namespace, pool, owner, key)
+            r = self.store.get_reservation(namespace, pool, owner, key, version)
             if r is None or r.expired(self.stamp()):
                 find(namespace, pool)
                 return None

@@ -527,9 +527,10 @@ class Service(object):
             return self.results.released(released)
 
     # -- reading --------------------------------------------------------
-    def get(self, pool, owner, key='default', namespace='default'):
-        """The reservation dict, or None (the lookup without allocate): ``Results.get``."""
-        return self.results.get(pool, owner, key, namespace, self._pool)
+    def get(self, pool, owner, key='default', namespace='default', family=None):
+        """The reservation dict (of ``family`` ipv4 or ipv6, if given), or None (the lookup without allocate):
+        ``Results.get``."""
+        return self.results.get(pool, owner, key, namespace, self._pool, _checks.family(family))
 
     def reservations(self, namespace='default', pools=None, keys=None):
         """Every reservation of the namespace, for the inventory plugin (``Results.reservations``)."""
