@@ -52,8 +52,8 @@ options:
       - V(address) returns the address (V(10.0.0.10)), V(cidr) the address with its prefix length
         (V(10.0.0.10/24)), V(dict) the whole reservation (the fields of
         RV(netpool.ipam.reservation#module:reservation)).
-      - With O(family=dual), V(dict) returns C({ipv4{:} RESERVATION, ipv6{:} RESERVATION}), and V(address) and
-        V(cidr) a list of two, the IPv4 one first (V([10.0.0.10, 2001:db8::10])).
+      - With O(family=dual), V(dict) returns a dict with the keys C(ipv4) and C(ipv6), each a reservation, and
+        V(address) and V(cidr) a list of two, the IPv4 one first (V([10.0.0.10, 2001:db8::10])).
     type: str
     choices: [address, cidr, dict]
     default: address
@@ -67,7 +67,6 @@ options:
         it, an owner that holds only one of them fails with C(error not_reserved) naming the family missing.
     type: str
     choices: [ipv4, ipv6, dual]
-    version_added: 1.1.0
 notes:
   - A keyword that is not one of the options above (a typo such as V(alocate=true)), a list or dict given
     for a string option, a value that is not a boolean for O(allocate) or O(validate_certs), or a value that
