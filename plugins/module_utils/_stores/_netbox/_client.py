@@ -111,9 +111,12 @@ class Client(object):
         if method == 'POST' and self.tx is not None and response.status_code == 201 and '/ipam/' in url \
                 and '/ipam/vrfs/' not in url:
             made = response.json()
-            first = body[0] if isinstance(body, list) and body else body
-            token = ((first or {}).get('changelog_message') or '').split(' ')[1:2]
-            self.tx.undo += [('delete', obj['url'], token) for obj in (made if isinstance(made, list) else [made])]
+            made = made if isinstance(made, list) else [made]
+            bodies = (body if isinstance(body, list) else [body]) or [None]
+            # each object made with the token of its own body (a bulk allocation names one reservation each): its
+            # undo then unmakes its history entry
+            self.tx.undo += [('delete', obj['url'], ((bodies[min(i, len(bodies) - 1)] or {}).get('changelog_message')
+                                                     or '').split(' ')[1:2]) for i, obj in enumerate(made)]
         return response
 
     def _refuse(self, method, url, response):
