@@ -167,10 +167,11 @@ class Results(object):
         ``reservation`` and ``reservation6`` (``batch``: ``reservations`` and ``reservations6``, in owners order)."""
         four = [pair[0] for pair in results]
         six = [pair[1] for pair in results]
-        if batch:
-            keys, values = ('reservations', 'reservations6'), lambda found, i: [r[i] for r in found]
-        else:
-            keys, values = ('reservation', 'reservation6'), lambda found, i: found[0][i]
+        keys = ('reservations', 'reservations6') if batch else ('reservation', 'reservation6')
+
+        def values(found, i):
+            """Item ``i`` (1: before, 2: after) of every owner's ``(changed, before, after)``; of the one, unbatched."""
+            return [r[i] for r in found] if batch else found[0][i]
         return {'changed': any(changed for changed, _b, _a in four + six),
                 keys[0]: values(four, 2), keys[1]: values(six, 2),
                 'diff': {'before': {keys[0]: values(four, 1), keys[1]: values(six, 1)},

@@ -257,9 +257,10 @@ def facts(results, the_plan=None, previous=None, check=False):
 
     ``{'hosts': {host: {'reservation', 'reservation6', 'released', 'reservations', 'changed'}}, 'fatal': message,
     'table': lines, 'changed': [hosts]}``; ``reservation6`` is the IPv6 reservation of ``ipam_family: dual`` (None
-    otherwise), kept in ``reservations`` as ``pool/key/ipv6`` beside the IPv4 one's ``pool/key``. ``previous`` is the index of an earlier run of the role in the play: hosts this run
-    leaves alone keep their entry, and ``reservations`` gathers every pool/key the role reserved for a host.
-    A group that failed stops the play (``fatal``), but a pool this run would create in check mode.
+    otherwise), kept in ``reservations`` as ``pool/key/ipv6`` beside the IPv4 one's ``pool/key``. ``previous`` is
+    the index of an earlier run of the role in the play: hosts this run leaves alone keep their entry, and
+    ``reservations`` gathers every pool/key the role reserved for a host. A group that failed stops the play
+    (``fatal``), but a pool this run would create in check mode.
     """
     hosts = dict((previous or {}).get('hosts') or {})
     fatal, lines, changed = '', [], []
@@ -305,11 +306,11 @@ def facts(results, the_plan=None, previous=None, check=False):
                 entry.update(reservation=reservation, reservation6=reservation6, reservations=reservations,
                              changed=moved)
                 note = 'predicted' if reservation.get('predicted') else ('changed' if moved else '')
+                six = '' if reservation6 is None else ', %s gateway %s' % (
+                    reservation6.get('cidr') or reservation6['address'], reservation6.get('gateway') or '-')
                 lines.append((host, '%-6s %-18s gateway %s%s%s' % (
                     reservation['pool'] if reservation['key'] == 'default' else reservation['pool'] + '/' + reservation['key'],
-                    reservation.get('cidr') or reservation['address'], reservation.get('gateway') or '-',
-                    '' if reservation6 is None else ', %s gateway %s' % (reservation6.get('cidr') or reservation6['address'],
-                                                                          reservation6.get('gateway') or '-'),
+                    reservation.get('cidr') or reservation['address'], reservation.get('gateway') or '-', six,
                     ' (%s)' % note if note else '')))
             else:
                 mine = [r for r in released if r.get('owner') == owner]

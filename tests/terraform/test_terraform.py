@@ -275,8 +275,8 @@ def test_family_dual(tmp_path, cli_config, sqlite_store):
     w.write(DUAL)
     w.apply()
     out = w.outputs()
-    assert sorted(out['addresses'].values()) == [['10.21.0.10', '2001:db8:21::10/64', '2001:db8:21::1'],
-                                                ['10.21.0.11', '2001:db8:21::11/64', '2001:db8:21::1']]
+    assert sorted(out['addresses'].values()) == [
+        ['10.21.0.10', '2001:db8:21::10/64', '2001:db8:21::1'], ['10.21.0.11', '2001:db8:21::11/64', '2001:db8:21::1']]
     assert out['vm1'] == [out['addresses']['vm1'][0], out['addresses']['vm1'][1].split('/')[0]]
     assert w.plan() == (0, {})
     with service(sqlite_store) as s:

@@ -303,6 +303,6 @@ def test_reserve_role_with_family_dual_sets_both_and_the_templates_render_both(t
     assert 'IPV6INIT=yes\nIPV6ADDR=2001:db8:64::10/64\nIPV6_DEFAULTGW=2001:db8:64::1\n' in ifcfg, ifcfg
     assert 'DNS1=10.64.0.2\n' in ifcfg
     with sqlite3.connect(store) as conn:
-        assert conn.execute("SELECT owner, family, COUNT(*) FROM reservation GROUP BY owner, family "
-                            "ORDER BY owner, family").fetchall() == [('n1', 4, 1), ('n1', 6, 1), ('n2', 4, 1),
-                                                                      ('n2', 6, 1)]
+        found = conn.execute("SELECT owner, family, COUNT(*) FROM reservation GROUP BY owner, family "
+                             "ORDER BY owner, family").fetchall()
+    assert found == [('n1', 4, 1), ('n1', 6, 1), ('n2', 4, 1), ('n2', 6, 1)]
