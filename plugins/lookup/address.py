@@ -52,9 +52,21 @@ options:
       - V(address) returns the address (V(10.0.0.10)), V(cidr) the address with its prefix length
         (V(10.0.0.10/24)), V(dict) the whole reservation (the fields of
         RV(netpool.ipam.reservation#module:reservation)).
+      - With O(family=dual), V(dict) returns a dict with the keys C(ipv4) and C(ipv6), each a reservation, and
+        V(address) and V(cidr) a list of two, the IPv4 one first (V([10.0.0.10, 2001:db8::10])).
     type: str
     choices: [address, cidr, dict]
     default: address
+  family:
+    description:
+      - V(ipv4) or V(ipv6) - the address of that family the owner holds under O(key) (with O(allocate=true), one of
+        that family is reserved when missing). Not given - the one the owner holds (the IPv4 one where it holds one
+        of each family).
+      - V(dual) - both, the IPv4 and the IPv6 address (see O(format)); with O(allocate=true), what is missing is
+        reserved as M(netpool.ipam.reservation) does with O(netpool.ipam.reservation#module:family=dual). Without
+        it, an owner that holds only one of them fails with C(error not_reserved) naming the family missing.
+    type: str
+    choices: [ipv4, ipv6, dual]
 notes:
   - A keyword that is not one of the options above (a typo such as V(alocate=true)), a list or dict given
     for a string option, a value that is not a boolean for O(allocate) or O(validate_certs), or a value that
@@ -92,6 +104,12 @@ EXAMPLES = r"""
   vars:
     host_pools: [web, storage]
 
+- name: Both addresses of a dual-stack host (reserved when missing), as a dict with ipv4 and ipv6
+  ansible.builtin.set_fact:
+    host_addresses: "{{ lookup('netpool.ipam.address', 'web', owner=inventory_hostname, family='dual',
+                         allocate=true, format='dict') }}"
+  # host_addresses.ipv4.address, host_addresses.ipv6.cidr ...
+
 - name: The gateway of the storage NIC
   ansible.builtin.set_fact:
     storage_gateway: "{{ lookup('netpool.ipam.address', 'storage', owner=inventory_hostname, key='eth1',
@@ -103,6 +121,8 @@ _raw:
   description:
     - One item per pool term, the address (O(format=address)), the address with its prefix length
       (O(format=cidr)), or the reservation dict (O(format=dict)).
+    - With O(family=dual), each item is a list of two (the IPv4 one, then the IPv6 one), or with O(format=dict) a
+      dict with C(ipv4) and C(ipv6).
   type: list
   elements: raw
 """
@@ -120,7 +140,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._checks import option
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import did_you_mean
 from ansible_collections.netpool.ipam.plugins.plugin_utils._adapter import LookupIpamError, lookup_call, lookup_store
 
-OPTIONS = tuple(STORE_OPTIONS) + ('allocate', 'format')
+OPTIONS = tuple(STORE_OPTIONS) + ('allocate', 'format', 'family')
 
 #: Resolved options by the arguments that are the same on every host of an inventory (all but owner and
 #: key): Ansible's option resolution would otherwise cost more than the look-up itself. Per process.
@@ -171,10 +191,18 @@ def _pools(terms):
     return pools
 
 
-def _missing(pool, owner, key, namespace, held, store):
+def _missing(pool, owner, key, namespace, held, store, family=None):
     """``not_reserved``; ``held`` are the (owner, key) pairs of the pool, for the nearest key of the owner (or, if
-    the owner holds nothing there, the nearest owner): a misspelled key or owner is named."""
+    the owner holds nothing there, the nearest owner): a misspelled key or owner is named. ``family``: the family
+    asked for (``ipv4``, ``ipv6``), whose address is missing."""
     keys = [k for o, k in held if o == owner]
+    if family is not None and key in keys:
+        return LookupIpamError(
+            "lookup netpool.ipam.address: owner '%s' holds no IPv%s address under key '%s' in pool '%s' (namespace "
+            "'%s'). Add it with the netpool.ipam.reservation module (pool: %s, owner: %s, key: %s, family: dual), "
+            "or call the lookup with allocate=true. (store: %s)"
+            % (owner, family[3:], key, pool, namespace, pool, owner, key, store),
+            'not_reserved')
     hint = did_you_mean(key, keys) if keys else did_you_mean(owner, [o for o, _k in held])
     if keys and not hint:
         hint = ' It holds key(s) %s there.' % ', '.join("'%s'" % k for k in sorted(keys)[:10])
@@ -214,27 +242,33 @@ class LookupModule(LookupBase):
         options = self._resolve(variables, kwargs)
         params = dict((name, options[name]) for name in STORE_OPTIONS)
         owner, key, namespace = kwargs.get('owner'), kwargs.get('key', 'default'), params['namespace']
-        allocate, form = options['allocate'], options['format']
+        allocate, form, family = options['allocate'], options['format'], options['family']
         if not isinstance(owner, str) or not isinstance(key, str) or not owner.strip() or not key.strip():
             raise LookupIpamError('lookup netpool.ipam.address needs owner=... (a non-empty string, for example '
                                   'owner=inventory_hostname) and, if given, key=... as a non-empty string',
                                   'invalid_argument')
 
+        families = ('ipv4', 'ipv6') if family == 'dual' else (family,)
+
         def one(pool):
             def call(service):
                 if allocate:
-                    return service.reserve(pool, owner, key=key, namespace=namespace)['reservation']
-                return service.get(pool, owner, key=key, namespace=namespace)
+                    result = service.reserve(pool, owner, key=key, namespace=namespace, family=family)
+                    return (result['reservation'], result['reservation6']) if family == 'dual' \
+                        else (result['reservation'],)
+                return tuple(service.get(pool, owner, key=key, namespace=namespace, family=f) for f in families)
 
             doing = '%s the address of owner %r (key %r) in pool %r' % (
                 'reserving' if allocate else 'looking up', owner, key, pool)
-            reservation = lookup_call(params, call, doing)
-            if reservation is None:
-                held = lookup_call(params, lambda service: [(r['owner'], r['key']) for r in service.info(
-                    namespace, pool=pool)['reservations']], 'listing the reservations of pool %r' % (pool,))
-                raise _missing(pool, owner, key, namespace, held, lookup_store(params))
+            reservations = lookup_call(params, call, doing)
+            for f, reservation in zip(families, reservations):
+                if reservation is None:
+                    held = lookup_call(params, lambda service: [(r['owner'], r['key']) for r in service.info(
+                        namespace, pool=pool)['reservations']], 'listing the reservations of pool %r' % (pool,))
+                    raise _missing(pool, owner, key, namespace, held, lookup_store(params), f)
             if form == 'dict':
-                return reservation
-            return reservation['address' if form == 'address' else 'cidr']
+                return dict(zip(families, reservations)) if family == 'dual' else reservations[0]
+            found = [r['address' if form == 'address' else 'cidr'] for r in reservations]
+            return found if family == 'dual' else found[0]
 
         return [one(pool) for pool in _pools(terms)]

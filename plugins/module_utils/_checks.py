@@ -139,12 +139,19 @@ def check_metadata(value):
     return dict(value)
 
 
-def family(value):
-    """4 or 6 for ``ipv4`` or ``ipv6``; None for None."""
+#: the ``family`` of a reservation that holds one address of each family under one owner and key (SPEC §3.1)
+DUAL = 'dual'
+
+
+def family(value, dual=False):
+    """4 or 6 for ``ipv4`` or ``ipv6``; None for None; with ``dual``, ``DUAL`` for ``dual``."""
     if value is None:
         return None
+    if dual and value == DUAL:
+        return DUAL
     if value not in FAMILIES:
-        raise InvalidArgument("family must be 'ipv4' or 'ipv6', got %r." % (value,))
+        raise InvalidArgument("family must be %s, got %r." % ("'ipv4', 'ipv6' or 'dual'" if dual else
+                                                              "'ipv4' or 'ipv6'", value))
     return FAMILIES[value]
 
 
@@ -338,6 +345,20 @@ def reserve_arguments(namespace, pool, requests, key, family_, ttl, reassign):
     requests = [(owner, wanted.get(owner), _metadata.reservation(check_metadata(metadata)))
                 for owner, _a, metadata in requests]
     return version, ttl, requests
+
+
+def dual_arguments(namespace, pool, requests, key, ttl, reassign):
+    """The arguments of ``Service.reserve`` / ``reserve_owners`` with ``family: dual``: ``(ttl, requests)`` as
+    ``reserve_arguments`` gives them. ``address`` names one address of one family: dual takes none (a static address
+    is reserved with its own family and the same key; dual then adds the other family's)."""
+    for owner, text, _metadata_ in requests:
+        if text is not None:
+            raise InvalidArgument("address %s (for owner '%s') cannot be given with family: dual, which reserves one "
+                                  "dynamic address of each family. Reserve the static address with family ipv4 or "
+                                  "ipv6 and the same key; family: dual then keeps it and adds the other family's."
+                                  % (text, owner))
+    _version, ttl, requests = reserve_arguments(namespace, pool, requests, key, None, ttl, reassign)
+    return ttl, requests
 
 
 def release_arguments(namespace, pool, owner, owners, key, keep_owners):

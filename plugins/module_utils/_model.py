@@ -164,7 +164,8 @@ class Pool(object):
 
 
 class Reservation(object):
-    """One address held by ``(namespace, pool, owner, key)``."""
+    """One address held by ``(namespace, pool, owner, key)``: at most one of each family (``family: dual`` holds
+    both), so a reservation's identity is ``(namespace, pool, owner, key, version)``."""
 
     def __init__(self, namespace, pool, owner, key, version, address, static=False, metadata=None,
                  created_at=None, updated_at=None, expires_at=None):
@@ -182,7 +183,7 @@ class Reservation(object):
 
     @property
     def ident(self):
-        return (self.namespace, self.pool, self.owner, self.key)
+        return (self.namespace, self.pool, self.owner, self.key, self.version)
 
     @property
     def address_key(self):

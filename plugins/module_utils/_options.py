@@ -87,7 +87,7 @@ MODULES = {
             owners=dict(type='list', elements='raw'),
             key=dict(type='str', no_log=False),
             address=dict(type='str'),
-            family=dict(type='str', choices=['ipv4', 'ipv6']),
+            family=dict(type='str', choices=['ipv4', 'ipv6', 'dual']),
             metadata=dict(type='dict'),
             ttl=dict(type='str'),
             force=dict(type='bool', default=False),
@@ -128,6 +128,7 @@ LOOKUP_OPTIONS = dict(
     key=dict(type='str', default='default'),
     allocate=dict(type='bool', default=False),
     format=dict(type='str', default='address', choices=['address', 'cidr', 'dict']),
+    family=dict(type='str', choices=['ipv4', 'ipv6', 'dual']),
 )
 
 

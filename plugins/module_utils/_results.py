@@ -170,16 +170,33 @@ class Results(object):
                          'after': {'reservations': [after for _c, _b, after in results]}}}
 
     @staticmethod
+    def dual(results, batch=False):
+        """``family: dual``'s result from ``((changed, before, after) of IPv4, the same of IPv6)`` of each owner:
+        ``reservation`` and ``reservation6`` (``batch``: ``reservations`` and ``reservations6``, in owners order)."""
+        four = [pair[0] for pair in results]
+        six = [pair[1] for pair in results]
+        keys = ('reservations', 'reservations6') if batch else ('reservation', 'reservation6')
+
+        def values(found, i):
+            """Item ``i`` (1: before, 2: after) of every owner's ``(changed, before, after)``; of the one, unbatched."""
+            return [r[i] for r in found] if batch else found[0][i]
+        return {'changed': any(changed for changed, _b, _a in four + six),
+                keys[0]: values(four, 2), keys[1]: values(six, 2),
+                'diff': {'before': {keys[0]: values(four, 1), keys[1]: values(six, 1)},
+                         'after': {keys[0]: values(four, 2), keys[1]: values(six, 2)}}}
+
+    @staticmethod
     def released(released):
         """A release's result: the reservations it ``released`` (as reservation dicts)."""
         return {'changed': bool(released), 'released': released,
                 'diff': {'before': {'reservations': released}, 'after': {'reservations': []}}}
 
     # -- reads -------------------------------------------------------------
-    def get(self, pool, owner, key, namespace, find):
-        """The reservation dict, or None; ``find(namespace, pool)`` raises ``pool_not_found`` for no such pool."""
+    def get(self, pool, owner, key, namespace, find, version=None):
+        """The reservation dict (of family ``version``, 4 or 6, if given), or None; ``find(namespace, pool)`` raises
+        ``pool_not_found`` for no such pool."""
         with self.store.transaction(write=False):
-            r = self.store.get_reservation(namespace, pool, owner, key)
+            r = self.store.get_reservation(namespace, pool, owner, key, version)
             if r is None or r.expired(self.stamp()):
                 find(namespace, pool)
                 return None

@@ -175,7 +175,8 @@ def _range(service, p, check):
 def _reservation(service, p, check):
     if p['state'] == 'absent':
         return service.release(p['namespace'], pool=p.get('pool'), owner=p.get('owner'), key=p.get('key'),
-                               keep_owners=p.get('keep_owners'), check=check, owners=p.get('owners'))
+                               keep_owners=p.get('keep_owners'), check=check, owners=p.get('owners'),
+                               family=p.get('family'))
     _checks.reservation_state(p['state'], p.get('keep_owners'))
     reserve = service.reserve if p.get('owners') is None else service.reserve_owners
     return reserve(

@@ -234,6 +234,10 @@ class Service(object):
     # -- reservations (SPEC §3.1–§3.3, §3.5, §3.7) --------------------------
     def reserve(self, pool, owner, key='default', namespace='default', address=None, family=None, metadata=None,
                 ttl=None, force=False, reassign=False, check=False):
+        """One owner's reservation; with ``family: dual`` one of each family (``reservation``, ``reservation6``)."""
+        if _checks.family(family, dual=True) == _checks.DUAL:
+            return self.results.dual(self._reserve_dual(pool, [(owner, address, metadata)], key, namespace, ttl,
+                                                        reassign, check))
         (changed, before, after), = self._reserve(pool, [(owner, address, metadata)], key, namespace, family, ttl,
                                                   force, reassign, check)
         return {'changed': changed, 'reservation': after, 'diff': {'before': before, 'after': after}}
@@ -246,6 +250,9 @@ class Service(object):
         replace ``metadata`` for it). ``address`` names one address: with several owners it is given per
         element. The result lists ``reservations`` in the order of ``owners``."""
         requests = _checks.owner_requests(owners, address, metadata)
+        if _checks.family(family, dual=True) == _checks.DUAL:
+            return self.results.dual(self._reserve_dual(pool, requests, key, namespace, ttl, reassign, check),
+                                     batch=True)
         results = self._reserve(pool, requests, key, namespace, family, ttl, force, reassign, check)
         return self.results.batch(results)
 
@@ -285,8 +292,9 @@ class Service(object):
             for i in order:
                 owner, at, metadata = requests[i]
                 # a static address of this task may have moved or taken over one read above: read it again
-                currents[i] = current = self.store.get_reservation(namespace, pool, owner, key) if statics \
-                    else held.get(owner)
+                currents[i] = current = self._current(
+                    self.store.get_reservations(namespace, pool, [owner], key).get(owner) if statics
+                    else held.get(owner), version if at is None else at[0])
                 if at is not None:
                     results[i] = self._reserve_one(p, owner, key, current, at, version, metadata, ttl, force,
                                                    reassign, check)
@@ -307,7 +315,7 @@ class Service(object):
         which only reads); else None."""
         now, results = self._stamp(), []
         for owner, at, metadata in requests:
-            current = held.get(owner)
+            current = self._current(held.get(owner), version if at is None else at[0])
             if current is None or ttl is not None or (metadata is not None and metadata != current.metadata) \
                     or (current.expires_at is not None and current.expires_at <= now) \
                     or (at is not None and at != (current.version, current.address)) \
@@ -317,15 +325,78 @@ class Service(object):
             results.append((False, r, r))
         return results
 
+    def _rerun_dual(self, requests, held, ttl):
+        """What ``_rerun`` is for ``family: dual``: a pair of ``(False, r, r)`` for each request when every owner
+        holds both halves already; else None."""
+        now, results = self._stamp(), []
+        for owner, _a, metadata in requests:
+            pair = held.get(owner, [])
+            if ttl is not None or len(pair) != 2 or any(
+                    r.expired(now) or (metadata is not None and metadata != r.metadata) for r in pair):
+                return None
+            results.append(tuple((False, r, r) for r in (self.results.reservation(r) for r in pair)))
+        return results
+
+    @staticmethod
+    def _current(held, version):
+        """Of the reservations ``held`` by one owner and key (IPv4 first; two after ``family: dual``), the one a
+        request of family ``version`` acts on: the one of that family; else the one it holds of the other family
+        (which a static request moves, SPEC §3.2, and a dynamic one refuses); with no family, the first."""
+        if not held:
+            return None
+        return next((r for r in held if r.version == version), held[0])
+
+    def _reserve_dual(self, pool, requests, key, namespace, ttl, reassign, check):
+        """``family: dual`` (SPEC §3.1): ``((changed, before, after) of IPv4, the same of IPv6)`` for each
+        ``(owner, address, metadata)`` of ``requests``, in one transaction. What an owner and key already hold of a
+        family is kept (a single-family reservation of theirs is one half, static or not); the missing halves
+        take free addresses, every IPv4 one in list order, then every IPv6 one. A pool without both families is
+        ``invalid_argument`` naming the missing one; one family exhausted fails the whole and changes nothing."""
+        ttl, requests = _checks.dual_arguments(namespace, pool, requests, key, ttl, reassign)
+        owners = [owner for owner, _a, _m in requests]
+        if not owners:
+            return []
+        if LOCKS_AT_BEGIN in self.store.capabilities:    # a rerun that changes nothing only reads (see _reserve)
+            with self.store.transaction(write=False):
+                results = self._rerun_dual(requests, self.store.get_reservations(namespace, pool, owners, key), ttl)
+                if results is not None:
+                    return results
+        with self.store.transaction(commit=not check):
+            if PREFETCH in self.store.capabilities:
+                self.store.prefetch(namespace, pool, owners, key)
+            _tree.lock(self.store, namespace, pool)
+            p = self._pool(namespace, pool)
+            missing = [v for v in (4, 6) if not any(s.version == v for s in p.subnets)]
+            if missing:
+                raise InvalidArgument("Pool '%s' has no IPv%d subnet: family: dual reserves one IPv4 and one IPv6 "
+                                      "address for each owner. Add an IPv%d subnet to the pool, or give family ipv%d."
+                                      % (pool, missing[0], missing[0], 10 - missing[0]))
+            held = self.store.get_reservations(namespace, pool, owners, key)
+            results = self._rerun_dual(requests, held, ttl)
+            if results is not None:     # a rerun, here too: what ran out is released by the next change
+                return results
+            if self._expire(p):
+                held = self.store.get_reservations(namespace, pool, owners, key)
+            results = {}
+            for version in (4, 6):
+                currents = [next((r for r in held.get(owner, ()) if r.version == version), None) for owner in owners]
+                fresh = dict((i, self._fresh(p, owner, key, metadata, ttl)) for i, (owner, _a, metadata)
+                             in enumerate(requests) if currents[i] is None)
+                self._allocate(p, [fresh[i] for i in sorted(fresh)], version)
+                results[version] = [self._reserve_one(p, owner, key, currents[i], None, version, metadata, ttl, False,
+                                                      False, check, fresh.get(i))
+                                    for i, (owner, _a, metadata) in enumerate(requests)]
+            return list(zip(results[4], results[6]))
+
     @staticmethod
     def _plan(requests, held):
         """The order in which a batch is applied (SPEC §3.1 Batches): the statics first, then the dynamics in list
         order. A static whose address another owner of the batch holds and leaves (a static of its own elsewhere)
         goes after that owner; otherwise statics keep their list order."""
         statics = [i for i, (_o, at, _m) in enumerate(requests) if at is not None]
-        leaving = dict(((held[requests[i][0]].version, held[requests[i][0]].address), requests[i][0])
-                       for i in statics if requests[i][0] in held
-                       and (held[requests[i][0]].version, held[requests[i][0]].address) != requests[i][1])
+        moving = dict((i, Service._current(held.get(requests[i][0]), requests[i][1][0])) for i in statics)
+        leaving = dict(((moving[i].version, moving[i].address), requests[i][0]) for i in statics
+                       if moving[i] is not None and (moving[i].version, moving[i].address) != requests[i][1])
         order, pending = [], statics
         while pending:
             waiting = set(requests[i][0] for i in pending)
@@ -407,8 +478,9 @@ class Service(object):
         owner, key = fresh.owner, fresh.key
         if current is not None:
             if version is not None and current.version != version:
-                raise InvalidArgument("%s/%s already holds %s in pool '%s', not an IPv%d address. Use another key "
-                                      "for each family." % (owner, key, current.address_str, pool.name, version))
+                raise InvalidArgument("%s/%s already holds %s in pool '%s', not an IPv%d address. Give family: dual to "
+                                      "hold one address of each family under this key, or use another key for each "
+                                      "family." % (owner, key, current.address_str, pool.name, version))
             return current.copy(), False
         r = fresh.copy()
         if r.address is None:
@@ -456,10 +528,13 @@ class Service(object):
         return r, False
 
     def release(self, namespace='default', pool=None, owner=None, key=None, keep_owners=None, check=False,
-                owners=None):
+                owners=None, family=None):
         """Release what ``owner`` holds (one key, one pool, or the namespace), what each of ``owners`` holds
-        (in list order, one transaction), or, with ``keep_owners``, what every other owner of ``pool`` holds."""
+        (in list order, one transaction), or, with ``keep_owners``, what every other owner of ``pool`` holds;
+        with ``family`` ipv4 or ipv6, only the reservations of that family (``dual`` or none: of both)."""
         owners = _checks.release_arguments(namespace, pool, owner, owners, key, keep_owners)
+        version = _checks.family(family, dual=True)
+        version = None if version == _checks.DUAL else version
         keep = set(keep_owners) if keep_owners is not None else None
         with self.store.transaction(commit=not check):
             if pool is not None:
@@ -468,9 +543,11 @@ class Service(object):
                 # an owner's reservations across the namespace: keep every pool of it still meanwhile
                 self.store.lock_namespace(namespace)
             if keep_owners is not None:
-                targets = [r for r in self.store.find_reservations(namespace, pool) if r.owner not in keep]
+                targets = [r for r in self.store.find_reservations(namespace, pool, version=version)
+                           if r.owner not in keep]
             else:
-                targets = [r for owner in owners for r in self.store.find_reservations(namespace, pool, owner, key)]
+                targets = [r for owner in owners for r in self.store.find_reservations(namespace, pool, owner, key,
+                                                                                       version=version)]
             pools, released = {}, []
             for r in targets:
                 if r.pool not in pools:
@@ -480,9 +557,10 @@ class Service(object):
             return self.results.released(released)
 
     # -- reading --------------------------------------------------------
-    def get(self, pool, owner, key='default', namespace='default'):
-        """The reservation dict, or None (the lookup without allocate): ``Results.get``."""
-        return self.results.get(pool, owner, key, namespace, self._pool)
+    def get(self, pool, owner, key='default', namespace='default', family=None):
+        """The reservation dict (of ``family`` ipv4 or ipv6, if given), or None (the lookup without allocate):
+        ``Results.get``."""
+        return self.results.get(pool, owner, key, namespace, self._pool, _checks.family(family))
 
     def reservations(self, namespace='default', pools=None, keys=None):
         """Every reservation of the namespace, for the inventory plugin (``Results.reservations``)."""

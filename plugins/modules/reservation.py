@@ -77,8 +77,23 @@ options:
     description:
       - Take a dynamic address of this family only, in a dual-stack pool.
       - A pool with no subnet of that family has no free address of it - C(error=pool_exhausted).
+      - V(dual) reserves one IPv4 and one IPv6 address for the same owner and key, in one transaction (with
+        O(owners), for every owner - every IPv4 address in list order, then every IPv6 one). The result is
+        RV(reservation) (IPv4) and RV(reservation6) (IPv6), or RV(reservations) and RV(reservations6) in the order
+        of O(owners). A rerun changes nothing. The pool needs a subnet of each family; one that lacks one fails
+        with C(error=invalid_argument) naming the family missing. If one family has no free address left, nothing
+        is reserved in either (C(error=pool_exhausted)).
+      - With V(dual), an owner and key that already hold an address of one family (reserved with V(ipv4) or
+        V(ipv6), static or not) keep it as that family's half, and only the other family's address is added.
+      - V(dual) takes no O(address) (C(error=invalid_argument)) - reserve a static address with its own family and
+        the same key; V(dual) then keeps it and adds the other family's.
+      - An owner and key that hold one address of each family answer V(ipv4) and V(ipv6) with that family's one,
+        and no O(family) with the IPv4 one; a static O(address) moves the one of its family. An owner and key that
+        hold one address only answer the other family with C(error=invalid_argument) (give V(dual) to add it).
+      - With O(state=absent), V(ipv4) or V(ipv6) releases only the reservations of that family; V(dual) or no
+        O(family), those of both.
     type: str
-    choices: [ipv4, ipv6]
+    choices: [ipv4, ipv6, dual]
   metadata:
     description:
       - A free dict of names to strings, numbers or booleans kept with the reservation (mac, hostname...).
@@ -165,6 +180,15 @@ EXAMPLES = r"""
     metadata:
       mac: "{{ ansible_facts.eth1.macaddress | default(omit) }}"
 
+- name: One IPv4 and one IPv6 address for every host of the play, in one task
+  netpool.ipam.reservation:
+    pool: web
+    owners: "{{ ansible_play_hosts_all }}"
+    family: dual
+  run_once: true
+  register: addresses
+  # addresses.reservations[i].address is IPv4, addresses.reservations6[i].address IPv6
+
 - name: A fixed address
   netpool.ipam.reservation:
     pool: web
@@ -228,9 +252,28 @@ reservations:
   sample:
     - {namespace: default, pool: web, owner: web1, key: default, address: 10.0.0.10, cidr: 10.0.0.10/24}
     - {namespace: default, pool: web, owner: web2, key: default, address: 10.0.0.11, cidr: 10.0.0.11/24}
+reservations6:
+  description:
+    - With O(owners) and O(family=dual), the IPv6 reservation of each owner, in the order of O(owners), each with
+      the fields of RV(reservation); RV(reservations) then holds the IPv4 ones.
+  returned: when O(state=present), O(owners), O(family=dual) and success
+  type: list
+  elements: dict
+  sample:
+    - {namespace: default, pool: web, owner: web1, key: default, address: '2001:db8::10', cidr: '2001:db8::10/64'}
+    - {namespace: default, pool: web, owner: web2, key: default, address: '2001:db8::11', cidr: '2001:db8::11/64'}
+reservation6:
+  description:
+    - With O(family=dual), the IPv6 reservation, with the fields of RV(reservation); RV(reservation) then holds the
+      IPv4 one.
+  returned: when O(state=present), O(owner), O(family=dual) and success
+  type: dict
+  sample: {namespace: default, pool: web, owner: web1, key: default, address: '2001:db8::10', cidr: '2001:db8::10/64',
+           prefix_length: 64, network: '2001:db8::/64', static: false}
 reservation:
   description:
-    - The reservation (in check mode, as it would be).
+    - The reservation (in check mode, as it would be). With O(family=dual), the IPv4 one (RV(reservation6) holds
+      the IPv6 one).
   returned: when O(state=present), O(owner) and success
   type: dict
   contains:
@@ -331,6 +374,8 @@ diff:
   description:
     - With O(state=present), the reservation before (C({}) when new) and after; with O(owners),
       C(before.reservations) and C(after.reservations) list them in the order of O(owners).
+    - With O(family=dual), C(before) and C(after) hold C(reservation) and C(reservation6) (with O(owners),
+      C(reservations) and C(reservations6)), each as above.
     - With O(state=absent), C(before.reservations) lists the released reservations and C(after.reservations) is
       empty.
   returned: in diff mode

@@ -44,8 +44,13 @@ STORE = ('store', 'store_token', 'timeout', 'namespace')
 # The facts the role sets, each a field of the host's entry in the index (see ``facts``).
 # Each reads the host's entry with defaults at every step: a host the role has not reserved for has none.
 _RESERVATION = '(%(state)s.hosts[inventory_hostname].reservation | default(none) or {})'
+# With ipam_family dual, the IPv6 reservation of the host (the IPv4 one is ipam_reservation).
+_RESERVATION6 = '(%(state)s.hosts[inventory_hostname].reservation6 | default(none) or {})'
 FACTS = dict(
     [('ipam_reservation', '{{ %(state)s.hosts[inventory_hostname].reservation | default(none) }}'),
+     ('ipam_reservation6', '{{ %(state)s.hosts[inventory_hostname].reservation6 | default(none) }}'),
+     ('ipam_address6', '{{ %s.address | default(none) }}' % _RESERVATION6),
+     ('ipam_cidr6', '{{ %s.cidr | default(none) }}' % _RESERVATION6),
      ('ipam_released', '{{ %(state)s.hosts[inventory_hostname].released | default([]) }}'),
      ('ipam_reservations', '{{ %(state)s.hosts[inventory_hostname].reservations | default({}) }}'),
      ('ipam_dns', '{{ %s.dns | default([]) }}' % _RESERVATION)]
@@ -81,7 +86,7 @@ def validate(values):
 
 
 # ipam_* names the collection reads or sets besides the role arguments (meta/argument_specs.yml of each role).
-OTHER_NAMES = set(FACTS) | {'ipam_address6', 'ipam_cidr6', 'ipam_namespaces', 'ipam_repair'}
+OTHER_NAMES = set(FACTS) | {'ipam_namespaces', 'ipam_repair'}
 
 
 def _set(value):
@@ -250,10 +255,12 @@ def facts(results, the_plan=None, previous=None, check=False):
     ``the_plan`` is the plan of the calls; by default, the items of the registered loop (``items``): an item
     with an ``error`` (the requests were wrong, nothing was reserved) is the failure that stops the play.
 
-    ``{'hosts': {host: {'reservation', 'released', 'reservations', 'changed'}}, 'fatal': message, 'table': lines,
-    'changed': [hosts]}``. ``previous`` is the index of an earlier run of the role in the play: hosts this run
-    leaves alone keep their entry, and ``reservations`` gathers every pool/key the role reserved for a host.
-    A group that failed stops the play (``fatal``), but a pool this run would create in check mode.
+    ``{'hosts': {host: {'reservation', 'reservation6', 'released', 'reservations', 'changed'}}, 'fatal': message,
+    'table': lines, 'changed': [hosts]}``; ``reservation6`` is the IPv6 reservation of ``ipam_family: dual`` (None
+    otherwise), kept in ``reservations`` as ``pool/key/ipv6`` beside the IPv4 one's ``pool/key``. ``previous`` is
+    the index of an earlier run of the role in the play: hosts this run leaves alone keep their entry, and
+    ``reservations`` gathers every pool/key the role reserved for a host. A group that failed stops the play
+    (``fatal``), but a pool this run would create in check mode.
     """
     hosts = dict((previous or {}).get('hosts') or {})
     fatal, lines, changed = '', [], []
@@ -275,9 +282,12 @@ def facts(results, the_plan=None, previous=None, check=False):
         state = group['args']['state']
         if state == 'present':
             held = dict((r['owner'], r) for r in result.get('reservations') or [])
+            held6 = dict((r['owner'], r) for r in result.get('reservations6') or [])
             # the diff lists the reservations before in the order of the owners ({} for a new one)
             owners = [element['owner'] for element in group['args']['owners']]
-            before = dict(zip(owners, ((result.get('diff') or {}).get('before') or {}).get('reservations') or []))
+            diff = (result.get('diff') or {}).get('before') or {}
+            before = dict(zip(owners, diff.get('reservations') or []))
+            before6 = dict(zip(owners, diff.get('reservations6') or []))
         else:
             released = result.get('released') or []
         for host, owner in group['hosts']:
@@ -287,19 +297,28 @@ def facts(results, the_plan=None, previous=None, check=False):
                 reservation = held.get(owner)
                 if reservation is None:
                     continue
-                moved = (before.get(owner) or {}).get('address') != reservation.get('address')
+                reservation6 = held6.get(owner)
+                moved = (before.get(owner) or {}).get('address') != reservation.get('address') or (
+                    reservation6 is not None and (before6.get(owner) or {}).get('address') != reservation6['address'])
                 reservations['%s/%s' % (reservation['pool'], reservation['key'])] = reservation
-                entry.update(reservation=reservation, reservations=reservations, changed=moved)
+                if reservation6 is not None:
+                    reservations['%s/%s/ipv6' % (reservation6['pool'], reservation6['key'])] = reservation6
+                entry.update(reservation=reservation, reservation6=reservation6, reservations=reservations,
+                             changed=moved)
                 note = 'predicted' if reservation.get('predicted') else ('changed' if moved else '')
-                lines.append((host, '%-6s %-18s gateway %s%s' % (
+                six = '' if reservation6 is None else ', %s gateway %s' % (
+                    reservation6.get('cidr') or reservation6['address'], reservation6.get('gateway') or '-')
+                lines.append((host, '%-6s %-18s gateway %s%s%s' % (
                     reservation['pool'] if reservation['key'] == 'default' else reservation['pool'] + '/' + reservation['key'],
-                    reservation.get('cidr') or reservation['address'], reservation.get('gateway') or '-',
+                    reservation.get('cidr') or reservation['address'], reservation.get('gateway') or '-', six,
                     ' (%s)' % note if note else '')))
             else:
                 mine = [r for r in released if r.get('owner') == owner]
                 for r in mine:
                     reservations.pop('%s/%s' % (r.get('pool'), r.get('key')), None)
-                entry.update(reservation=None, reservations=reservations, released=mine, changed=bool(mine))
+                    reservations.pop('%s/%s/ipv6' % (r.get('pool'), r.get('key')), None)
+                entry.update(reservation=None, reservation6=None, reservations=reservations, released=mine,
+                             changed=bool(mine))
                 lines.append((host, 'released %s' % (', '.join(r.get('address', '?') for r in mine) or 'nothing')))
             if entry.get('changed'):
                 changed.append(host)

@@ -83,10 +83,34 @@ _SUBNET_FACTS = {
 
 _NAMESPACE = 'The namespace (address space). Default: the provider\'s `namespace`.'
 
+#: the IPv6 half of ``family = "dual"`` (``address`` and the facts above are the IPv4 one's)
+_DUAL_FACTS = {
+    'address6': (String(), _COMPUTED, 'With `family = "dual"`, the IPv6 address (`address` is the IPv4 one); '
+                                      'else null.'),
+    'cidr6': (String(), _COMPUTED, 'With `family = "dual"`, the IPv6 address with its prefix length; else null.'),
+    'gateway6': (String(), _COMPUTED, 'With `family = "dual"`, the gateway of the IPv6 subnet, or null.'),
+}
 
-def facts(r):
-    """The computed attributes of reservation dict ``r`` (SPEC §2, as the modules return it)."""
-    return dict((k, r[k]) for k in _SUBNET_FACTS)
+#: the values of ``family``: one family, or one address of each (``dual``)
+_FAMILY_CHOICES = set(FAMILIES) | set(['dual'])
+
+
+def facts(r, r6=None):
+    """The computed attributes of reservation dict ``r`` (SPEC §2, as the modules return it), and of the IPv6
+    reservation ``r6`` of ``family = "dual"`` (None otherwise)."""
+    found = dict((k, r[k]) for k in _SUBNET_FACTS)
+    found.update(address6=r6 and r6['address'], cidr6=r6 and r6['cidr'], gateway6=r6 and r6['gateway'])
+    return found
+
+
+def get(service, pool, owner, key, namespace, family):
+    """``(reservation, IPv6 reservation)`` as dicts, the second for ``family`` dual only; ``(None, None)`` when it
+    holds none (for dual: not both)."""
+    if family != 'dual':
+        return service.get(pool, owner, key, namespace=namespace, family=family), None
+    pair = (service.get(pool, owner, key, namespace=namespace, family='ipv4'),
+            service.get(pool, owner, key, namespace=namespace, family='ipv6'))
+    return pair if None not in pair else (None, None)
 
 
 def same_address(a, b):
@@ -132,18 +156,25 @@ class Reservation(Base, iface.Resource):
         ('address', (String(), _CHOSEN, 'The address. Give it for a static reservation (a change moves the '
                                         'reservation); leave it out to have one allocated.')),
         ('family', (String(), dict(optional=True, requires_replace=True),
-                    '`ipv4` or `ipv6`: allocate from the subnets of that family only.')),
+                    '`ipv4` or `ipv6`: allocate from the subnets of that family only. `dual`: one IPv4 address '
+                    '(`address`, `cidr`...) and one IPv6 address (`address6`, `cidr6`, `gateway6`) under the same '
+                    'owner and key, in one transaction (the pool needs a subnet of each family; no static '
+                    '`address`). An address the owner and key hold already of one family is kept.')),
         ('metadata', (Map(String()), _CHOSEN, 'Free facts (mac, hostname). Left as they are when not given.')),
         ('ttl', (String(), _OPTIONAL, 'A lease: seconds or `30m`, `12h`, `7d`. An expired lease is released by '
                                       'the store, and the next plan reserves again.')),
         ('force', (Bool(), _OPTIONAL, 'Take an excluded address (the gateway, an exclusion) given in `address`.')),
-    ] + list(_SUBNET_FACTS.items()))
+    ] + list(_SUBNET_FACTS.items()) + list(_DUAL_FACTS.items()))
 
-    CHECKS = dict(_names('namespace', 'pool', 'owner', 'key'), family=_one_of(FAMILIES, 'family'),
+    CHECKS = dict(_names('namespace', 'pool', 'owner', 'key'), family=_one_of(_FAMILY_CHOICES, 'family'),
                   ttl=lambda value: parse_duration(value, 'ttl'), metadata=_metadata_check(_metadata.reservation))
 
     #: computed attributes that a move (a new ``address``) changes
     MOVED = ('static',) + tuple(k for k in _SUBNET_FACTS if k not in ('static', 'created_at', 'expires_at'))
+
+    @staticmethod
+    def _dual(state):
+        return state.get('family') == 'dual'
 
     @staticmethod
     def _who(state):
@@ -152,10 +183,12 @@ class Reservation(Base, iface.Resource):
     def _namespace(self, state):
         return known(state.get('namespace')) or self.provider.namespace
 
-    def _state(self, r, planned):
-        """The new state: ``planned`` with the store's reservation ``r`` filling what it left unknown."""
+    def _state(self, found, planned):
+        """The new state: ``planned`` with the store's reservation filling what it left unknown; ``found`` is
+        ``(reservation, IPv6 reservation of family dual or None)``."""
+        r, r6 = found
         state = dict(self.blank(), **planned)
-        state.update(facts(r))
+        state.update(facts(r, r6))
         state.update(id=reservation_id(r), namespace=r['namespace'], key=r['key'])
         if known(planned.get('address')) is None or not same_address(planned['address'], r['address']):
             state['address'] = r['address']
@@ -165,11 +198,12 @@ class Reservation(Base, iface.Resource):
         return state
 
     def _reserve(self, service, planned, address):
-        return service.reserve(
+        result = service.reserve(
             planned['pool'], planned['owner'], key=known(planned.get('key')) or 'default',
             namespace=self._namespace(planned), address=address, family=planned.get('family'),
             metadata=known(planned.get('metadata')), ttl=planned.get('ttl'), force=bool(planned.get('force')),
-        )['reservation']
+        )
+        return result['reservation'], result.get('reservation6')
 
     def create(self, ctx, planned):
         return self.run(ctx, 'reserve %s' % self._who(planned), lambda service: self._state(
@@ -178,10 +212,11 @@ class Reservation(Base, iface.Resource):
     def read(self, ctx, current):
         def work(service):
             try:
-                r = service.get(current['pool'], current['owner'], current['key'], namespace=current['namespace'])
+                r = get(service, current['pool'], current['owner'], current['key'], current['namespace'],
+                        current.get('family'))
             except PoolNotFound:
                 return None
-            if r is None:
+            if r[0] is None:
                 return None
             state = dict(self.blank(), **current)
             return self._state(r, state)
@@ -201,6 +236,9 @@ class Reservation(Base, iface.Resource):
                 planned[name] = Unknown
         if current is not None and current.get('ttl') != planned.get('ttl'):
             planned['expires_at'] = Unknown
+        if current is None and self._dual(planned):
+            for name in _DUAL_FACTS:
+                planned[name] = Unknown
         return planned
 
     def update(self, ctx, current, planned):
@@ -212,7 +250,8 @@ class Reservation(Base, iface.Resource):
 
     def delete(self, ctx, current):
         self.run(ctx, 'release reservation %s' % self._who(current), lambda service: service.release(
-            current['namespace'], pool=current['pool'], owner=current['owner'], key=current['key']))
+            current['namespace'], pool=current['pool'], owner=current['owner'], key=current['key'],
+            family=current.get('family')))
 
     def import_(self, ctx, id):     # pylint: disable=redefined-builtin
         def work(service):
@@ -222,7 +261,11 @@ class Reservation(Base, iface.Resource):
                 raise NotReserved("Owner '%s' holds no address under key '%s' in pool '%s' (namespace '%s'): "
                                   "nothing to import." % (wanted['owner'], wanted['key'], wanted['pool'],
                                                           wanted['namespace']))
-            return self._state(r, dict(wanted))
+            # an owner and key that hold one address of each family were reserved with family = "dual"
+            pair = get(service, wanted['pool'], wanted['owner'], wanted['key'], wanted['namespace'], 'dual')
+            if pair[0] is not None:
+                return self._state(pair, dict(wanted, family='dual'))
+            return self._state((r, None), dict(wanted))
         return self.run(ctx, 'import reservation %s' % id, work)
 
 
@@ -401,22 +444,28 @@ class ReservationData(Base, iface.DataSource):
         ('pool', (String(), _REQUIRED, 'The pool.')),
         ('owner', (String(), _REQUIRED, 'The owner.')),
         ('key', (String(), _CHOSEN, 'The key (default `default`).')),
+        ('family', (String(), _OPTIONAL, '`ipv4` or `ipv6`: the address of that family the owner holds under the '
+                                         'key; `dual`: both (`address6`, `cidr6`, `gateway6` the IPv6 one). Not '
+                                         'given: the one it holds (the IPv4 one where it holds one of each).')),
         ('address', (String(), _COMPUTED, 'The address.')),
         ('metadata', (Map(String()), _COMPUTED, 'Its metadata.')),
-    ] + list(_SUBNET_FACTS.items()))
+    ] + list(_SUBNET_FACTS.items()) + list(_DUAL_FACTS.items()))
+
+    CHECKS = dict(family=_one_of(_FAMILY_CHOICES, 'family'))
 
     def read(self, ctx, config):
         def work(service):
             namespace = config.get('namespace') or self.provider.namespace
             key = config.get('key') or 'default'
-            r = service.get(config['pool'], config['owner'], key, namespace=namespace)
+            r, r6 = get(service, config['pool'], config['owner'], key, namespace, config.get('family'))
             if r is None:
                 raise NotReserved(
-                    "Owner '%s' holds no address under key '%s' in pool '%s' (namespace '%s'). Reserve one with "
+                    "Owner '%s' holds no %saddress under key '%s' in pool '%s' (namespace '%s'). Reserve one with "
                     "resource netpool_reservation or the netpool.ipam.reservation module."
-                    % (config['owner'], key, config['pool'], namespace))
+                    % (config['owner'], {'ipv4': 'IPv4 ', 'ipv6': 'IPv6 ', 'dual': 'IPv4 and IPv6 '}.get(
+                        config.get('family'), ''), key, config['pool'], namespace))
             state = dict(self.blank(), **config)
-            state.update(facts(r), id=reservation_id(r), namespace=namespace, key=key, address=r['address'],
+            state.update(facts(r, r6), id=reservation_id(r), namespace=namespace, key=key, address=r['address'],
                          metadata=strings(r['metadata']))
             return state
         return self.run(ctx, 'read reservation %s/%s' % (config.get('pool'), config.get('owner')), work)

@@ -296,8 +296,56 @@ resource "netpool_reservation" "vm" {
     out = w.run('plan', codes=(1,))
     text = ' '.join(out.stderr.split())
     assert 'Invalid family of netpool_reservation (error invalid_argument)' in text
-    assert "family must be one of ipv4, ipv6, got 'ipv5'." in text
+    assert "family must be one of dual, ipv4, ipv6, got 'ipv5'." in text
     assert "ttl must be a number of seconds or a duration like '30m', '12h' or '7d', got 'soon'." in text
+
+
+DUAL = '''
+resource "netpool_pool" "dual" {
+  name    = "dual"
+  subnets = [{ cidr = "10.21.0.0/24", gateway = "10.21.0.1", ranges = ["10.21.0.10-10.21.0.20"] },
+             { cidr = "2001:db8:21::/64", gateway = "2001:db8:21::1", ranges = ["2001:db8:21::10-2001:db8:21::20"] }]
+}
+resource "netpool_reservation" "vm" {
+  for_each = toset(["vm1", "vm2"])
+  pool     = netpool_pool.dual.name
+  owner    = each.key
+  family   = "dual"
+}
+data "netpool_reservation" "vm1" {
+  pool   = netpool_pool.dual.name
+  owner  = netpool_reservation.vm["vm1"].owner
+  family = "dual"
+}
+output "addresses" { value = { for k, r in netpool_reservation.vm : k => [r.address, r.cidr6, r.gateway6] } }
+output "vm1" { value = [data.netpool_reservation.vm1.address, data.netpool_reservation.vm1.address6] }
+'''
+
+
+def test_family_dual(tmp_path, cli_config, sqlite_store):
+    """family = "dual": address (IPv4) and address6, cidr6, gateway6 (IPv6) in one apply; a second plan has nothing to
+    do; the IPv6 half released outside Terraform is planned back, the IPv4 one kept; import finds both; destroy
+    releases both."""
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
+    w.write(DUAL)
+    w.apply()
+    out = w.outputs()
+    assert sorted(out['addresses'].values()) == [
+        ['10.21.0.10', '2001:db8:21::10/64', '2001:db8:21::1'], ['10.21.0.11', '2001:db8:21::11/64', '2001:db8:21::1']]
+    assert out['vm1'] == [out['addresses']['vm1'][0], out['addresses']['vm1'][1].split('/')[0]]
+    assert w.plan() == (0, {})
+    with service(sqlite_store) as s:
+        assert [r['address'] for r in s.release('default', pool='dual', owner='vm2', family='ipv6')['released']] \
+            == [out['addresses']['vm2'][1].split('/')[0]]
+    assert w.plan() == (2, {'netpool_reservation.vm["vm2"]': ['create']})
+    w.apply()
+    assert w.outputs() == out
+    w.run('state', 'rm', 'netpool_reservation.vm["vm1"]')
+    w.run('import', 'netpool_reservation.vm["vm1"]', 'default/dual/vm1/default')
+    assert w.plan() == (0, {})
+    w.destroy()
+    with service(sqlite_store) as s:
+        assert s.info('default')['reservations'] == []
 
 
 def tagged(mac):

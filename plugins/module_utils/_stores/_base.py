@@ -37,7 +37,8 @@ import abc
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreAbsent, StoreUnavailable, StoreVersion
 
 
-SCHEMA_VERSION = 3
+#: 4: a reservation is one per family of (namespace, pool, owner, key) (``family: dual``)
+SCHEMA_VERSION = 4
 
 #: a write transaction holds the store's write lock from its start (SQLite's BEGIN IMMEDIATE, JSON's lock
 #: file), so a read-only transaction costs less than a write one; a store without it pays nothing for a write
@@ -140,17 +141,18 @@ class Store(abc.ABC):
 
     # -- reservations ---------------------------------------------------
     @abc.abstractmethod
-    def get_reservation(self, namespace, pool, owner, key):
-        """The ``Reservation`` or None."""
+    def get_reservation(self, namespace, pool, owner, key, version=None):
+        """The ``Reservation`` of that family (``version`` 4 or 6), or None. Without ``version``: the one
+        ``(owner, key)`` holds, the IPv4 one where it holds one of each family (``family: dual``)."""
 
     def get_reservations(self, namespace, pool, owners, key):
-        """``{owner: Reservation}`` for those of ``owners`` that hold ``key`` in ``pool`` (one question for many
-        owners; a store that can ask it at once overrides this)."""
+        """``{owner: [Reservation, ...]}`` (one or two, IPv4 first) for those of ``owners`` that hold ``key`` in
+        ``pool`` (one question for many owners; a store that can ask it at once overrides this)."""
         found = {}
         for owner in owners:
-            r = self.get_reservation(namespace, pool, owner, key)
-            if r is not None:
-                found[owner] = r
+            held = [r for r in (self.get_reservation(namespace, pool, owner, key, v) for v in (4, 6)) if r is not None]
+            if held:
+                found[owner] = held
         return found
 
     @abc.abstractmethod
@@ -173,7 +175,7 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def save_reservation(self, reservation):
-        """Insert or replace the reservation by its identity (namespace, pool, owner, key).
+        """Insert or replace the reservation by its identity (namespace, pool, owner, key, version).
 
         Raises ``AddressInUse`` if another reservation of the namespace holds the address:
         the last guard under the service's own check.

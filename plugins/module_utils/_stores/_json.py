@@ -351,9 +351,12 @@ class JsonStore(SpanStore):
             table.pop((namespace, name), None)
 
     # -- reservations ---------------------------------------------------
-    def get_reservation(self, namespace, pool, owner, key):
-        ident = (namespace, pool, owner, key)
-        return self._reservation(ident) if ident in self._state.reservations else None
+    def get_reservation(self, namespace, pool, owner, key, version=None):
+        for v in (4, 6) if version is None else (version,):
+            ident = (namespace, pool, owner, key, v)
+            if ident in self._state.reservations:
+                return self._reservation(ident)
+        return None
 
     def holder(self, namespace, version, address):
         ident = self._state.holders.get((namespace, version, address))
@@ -363,7 +366,7 @@ class JsonStore(SpanStore):
         data = self._state.reservations[ident]
         version, address = self._state.places[ident]
         # every field was checked when the document was read (``check_reservation``)
-        return Reservation(*ident, version=version, address=address, static=data['static'],
+        return Reservation(*ident[:4], version=version, address=address, static=data['static'],
                            metadata=data['metadata'], created_at=data['created_at'],
                            updated_at=data['updated_at'], expires_at=data['expires_at'])
 

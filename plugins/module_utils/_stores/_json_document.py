@@ -73,7 +73,7 @@ def _duplicates(holders):
     for (namespace, version, address), idents in twice[:10]:
         lines.append('%s in namespace %s is held by %s' % (
             iv.to_str(version, address), namespace,
-            ' and by '.join("pool %s owner %s key %s" % ident[1:] for ident in idents)))
+            ' and by '.join("pool %s owner %s key %s" % ident[1:4] for ident in idents)))
     return '; '.join(lines) + ('; and %d more' % (len(twice) - 10) if len(twice) > 10 else '')
 
 
@@ -130,7 +130,7 @@ class State(object):
         self.parsed = {}         # (namespace, name) -> Pool, while unchanged
         self.free = {}           # (namespace, pool) -> sorted [(version, first, last)]
         self.released = {}       # (namespace, pool) -> {(version, address): until}
-        self.reservations = {}   # (namespace, pool, owner, key) -> reservation data
+        self.reservations = {}   # (namespace, pool, owner, key, version) -> reservation data
         self.places = {}         # identity -> (version, address)
         self.holders = {}        # (namespace, version, address) -> identity
         self.history = {}        # (namespace, pool, owner or '') -> [entry]
@@ -154,9 +154,9 @@ class State(object):
                         raise ValueError('a reservation of pool %s/%s is filed under pool %s/%s'
                                          % (r['namespace'], r['pool'], namespace, name))
                     address = iv.parse_address(r['address'])
-                    rid = (r['namespace'], r['pool'], r['owner'], r['key'])
+                    rid = (r['namespace'], r['pool'], r['owner'], r['key'], address.version)
                     if rid in self.reservations:
-                        raise ValueError('pool %s/%s lists owner %s key %s twice' % rid)
+                        raise ValueError('pool %s/%s lists owner %s key %s twice (IPv%d)' % rid)
                     twice.setdefault((namespace, address.version, int(address)), []).append(rid)
                     self.put(r, address.version, int(address))
         self.duplicates = _duplicates(twice)
@@ -204,7 +204,7 @@ class State(object):
                                                                    resting.get(namespace, {}))
 
     def put(self, data, version, address):
-        ident = (data['namespace'], data['pool'], data['owner'], data['key'])
+        ident = (data['namespace'], data['pool'], data['owner'], data['key'], version)
         self.drop(ident)
         self.reservations[ident] = data
         self.places[ident] = (version, address)
@@ -302,8 +302,14 @@ def migrate_2(document):
     return dict(document, schema_version=3)
 
 
+def migrate_3(document):
+    """Schema version 3 to 4: the same document (version 4 lets an owner and key hold one reservation of each
+    family, ``family: dual``; a document of version 3 holds at most one)."""
+    return dict(document, schema_version=4)
+
+
 #: schema version -> function(document) bringing it to the next version
-MIGRATIONS = {1: migrate_1, 2: migrate_2}
+MIGRATIONS = {1: migrate_1, 2: migrate_2, 3: migrate_3}
 
 
 def _current(document):
@@ -320,7 +326,7 @@ def _current(document):
 
 def _objects(document):
     """A document as objects by identity: ('pool', ns, name), ('released', ns, pool, address) and
-    ('reservation', ns, pool, owner, key) -> their stored value as text; and history group -> entries as text."""
+    ('reservation', ns, pool, owner, key, 'ipv4' or 'ipv6') -> their stored value as text; and history group -> entries as text."""
     objects, history = {}, {}
     for namespace, pools in _items(document.get('pools', {})):
         for name, block in _items(pools):
@@ -328,7 +334,8 @@ def _objects(document):
             for r in block.get('released', []):
                 objects[('released', namespace, name, r['address'])] = json.dumps(r, sort_keys=True)
             for r in block.get('reservations', []):
-                objects[('reservation', namespace, name, r['owner'], r['key'])] = json.dumps(r, sort_keys=True)
+                objects[('reservation', namespace, name, r['owner'], r['key'],
+                         'ipv%d' % iv.parse_address(r['address']).version)] = json.dumps(r, sort_keys=True)
     for namespace, pools in _items(document.get('history', {})):
         for name, owners in _items(pools):
             for owner, entries in _items(owners):

@@ -104,7 +104,10 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql_c
     RETRY_CONNECT, _hang_up, _let_go, _prepare, deallocation_owed, prepared_statements, retryable_sqlstate, tls_mode)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import PREFETCH
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_schema import MIGRATIONS, meta, schema
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_schema import meta, migrations, schema
+
+#: schema version -> the statements that bring a store of that version to the next
+MIGRATIONS = migrations('postgresql')
 
 
 #: psycopg's pipeline mode (psycopg 3.1 with libpq 14 or newer): several statements per round trip

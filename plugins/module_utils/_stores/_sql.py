@@ -31,7 +31,7 @@ _DAMAGE = (KeyError, ValueError, TypeError, AttributeError)
 #: table -> the columns that name one of its rows (its primary key), and the columns read as data
 ROWS = {
     'pool': (('namespace', 'name'), ('data',)),
-    'reservation': (('namespace', 'pool', 'owner', 'key'), ('address', 'data')),
+    'reservation': (('namespace', 'pool', 'owner', 'key', 'family'), ('address', 'data')),
     'free_span': (('namespace', 'pool', 'first'), ('first', 'last')),
     'released': (('namespace', 'pool', 'address'), ('address', 'until')),
 }
@@ -334,11 +334,13 @@ class SqlStore(SpanStore):
         except _DAMAGE as e:
             raise self._damaged('reservation', 'data = ?', (row[0],), e)
 
-    def get_reservation(self, namespace, pool, owner, key):
+    def get_reservation(self, namespace, pool, owner, key, version=None):
         # its pool comes with it, in the same statement (the caller shapes the result with the pool's subnet)
         row = self._one(
             'SELECT r.data, p.data FROM reservation r LEFT JOIN pool p ON p.namespace = r.namespace AND p.name = r.pool '
-            'WHERE r.namespace = ? AND r.pool = ? AND r.owner = ? AND r.key = ?', (namespace, pool, owner, key))
+            'WHERE r.namespace = ? AND r.pool = ? AND r.owner = ? AND r.key = ?%s ORDER BY r.family LIMIT 1'
+            % ('' if version is None else ' AND r.family = ?'),
+            (namespace, pool, owner, key) + (() if version is None else (version,)))
         if row is not None and row[1] is not None:
             self._read_pools[(namespace, pool)] = self._pool(row[1])
         return self._reservation(row)
@@ -356,7 +358,9 @@ class SqlStore(SpanStore):
     def _found_reservations(self, namespace, pool, rows, found):
         for row in rows:
             r = self._reservation(row)
-            found[r.owner] = r
+            held = found.setdefault(r.owner, [])
+            held.append(r)
+            held.sort(key=lambda r: r.version)
             if row[1] is not None:
                 self._read_pools[(namespace, pool)] = self._pool(row[1])
         return found
@@ -410,16 +414,16 @@ class SqlStore(SpanStore):
             self._due.pop(r.namespace, None)
         try:
             self._execute(
-                'INSERT INTO reservation (namespace, pool, owner, key, address, expires_at, data) '
-                'VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (namespace, pool, owner, key) DO UPDATE SET '
+                'INSERT INTO reservation (namespace, pool, owner, key, family, address, expires_at, data) '
+                'VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (namespace, pool, owner, key, family) DO UPDATE SET '
                 'address = excluded.address, expires_at = excluded.expires_at, data = excluded.data',
-                (r.namespace, r.pool, r.owner, r.key, r.address_key, r.expires_at, _json(r.to_data())))
+                (r.namespace, r.pool, r.owner, r.key, r.version, r.address_key, r.expires_at, _json(r.to_data())))
         except self.integrity_errors:
             raise AddressInUse('%s is already held in namespace %s' % (r.address_str, r.namespace))
 
     def delete_reservation(self, reservation):
-        self._execute('DELETE FROM reservation WHERE namespace = ? AND pool = ? AND owner = ? AND key = ?',
-                      reservation.ident)
+        self._execute('DELETE FROM reservation WHERE namespace = ? AND pool = ? AND owner = ? AND key = ? '
+                      'AND family = ?', reservation.ident)
 
     # -- free spans -----------------------------------------------------
     def _span(self, row):

@@ -6,8 +6,8 @@
 
 This is a private module: it may change at any time. ``schema(dialect)`` is the DDL of today's schema version
 for one dialect: the two differ only in the type of a text column that is compared or sorted (PostgreSQL's
-``COLLATE "C"``, so its order is the byte order SQLite uses) and in how the history's id counts. ``MIGRATIONS``
-bring a store of an older version to the next, in both.
+``COLLATE "C"``, so its order is the byte order SQLite uses) and in how the history's id counts.
+``migrations(dialect)`` bring a store of an older version to the next.
 """
 
 #: what schema version 2 added to version 1: the indexes of "release everything of this owner", of the resting
@@ -30,8 +30,21 @@ INDEXES_3 = (
 #: the indexes of a store made at today's version (version 3 replaces reservation_owner)
 INDEXES = tuple(i for i in INDEXES_2 if 'reservation_owner' not in i) + INDEXES_3
 
-#: schema version -> statements that bring a SQL store of that version to the next
-MIGRATIONS = {1: list(INDEXES_2), 2: ['DROP INDEX reservation_owner'] + list(INDEXES_3)}
+#: the reservation table of version 4 (``{table}``: its name): one reservation per family of (namespace, pool,
+#: owner, key), so that ``family: dual`` holds an IPv4 and an IPv6 address under one key (``family`` is 4 or 6, the
+#: family of ``address``)
+_RESERVATION = """
+CREATE TABLE {table} (
+    namespace {key} NOT NULL, pool {key} NOT NULL, owner {key} NOT NULL, key {key} NOT NULL, family INTEGER NOT NULL,
+    address {key} NOT NULL, expires_at {key}, data TEXT NOT NULL,
+    PRIMARY KEY (namespace, pool, owner, key, family),
+    UNIQUE (namespace, address))"""
+
+#: the indexes of the reservation table made with it
+_RESERVATION_INDEXES = (
+    'CREATE INDEX reservation_pool ON reservation (namespace, pool, address)',
+    'CREATE INDEX reservation_expiry ON reservation (namespace, pool, expires_at) WHERE expires_at IS NOT NULL',
+)
 
 #: dialect -> (the type of a text column that is compared or sorted, the history's id column)
 DIALECTS = {
@@ -44,13 +57,8 @@ _TABLES = """
 CREATE TABLE pool (
     namespace {key} NOT NULL, name {key} NOT NULL, parent {key}, data TEXT NOT NULL,
     PRIMARY KEY (namespace, name));
-CREATE TABLE reservation (
-    namespace {key} NOT NULL, pool {key} NOT NULL, owner {key} NOT NULL, key {key} NOT NULL,
-    address {key} NOT NULL, expires_at {key}, data TEXT NOT NULL,
-    PRIMARY KEY (namespace, pool, owner, key),
-    UNIQUE (namespace, address));
-CREATE INDEX reservation_pool ON reservation (namespace, pool, address);
-CREATE INDEX reservation_expiry ON reservation (namespace, pool, expires_at) WHERE expires_at IS NOT NULL;
+{reservation};
+{reservation_indexes};
 CREATE TABLE free_span (
     namespace {key} NOT NULL, pool {key} NOT NULL, first {key} NOT NULL, last {key} NOT NULL,
     PRIMARY KEY (namespace, pool, first));
@@ -69,7 +77,30 @@ CREATE INDEX history_address ON history (address)"""
 def schema(dialect):
     """The DDL of today's schema in ``dialect`` ('sqlite' or 'postgresql'): statements separated by ``;``."""
     key, ident = DIALECTS[dialect]
-    return _TABLES.format(key=key, id=ident) + ';\n' + ';\n'.join(INDEXES)
+    return _TABLES.format(key=key, id=ident, reservation=_RESERVATION.format(table='reservation', key=key),
+                          reservation_indexes=';\n'.join(_RESERVATION_INDEXES)) + ';\n' + ';\n'.join(INDEXES)
+
+
+def migrations(dialect):
+    """Schema version -> the statements that bring a SQL store of ``dialect`` of that version to the next.
+
+    Version 4 puts ``family`` in the primary key of the reservation table, which SQLite cannot change in place:
+    the table is made again beside the old one, the rows copied (the family read from the address key, ``4:...`` or
+    ``6:...``), the old table dropped with its indexes and the new one renamed; PostgreSQL then gives its
+    constraints the names a new store's have."""
+    version_4 = [
+        _RESERVATION.format(table='reservation_4', key=DIALECTS[dialect][0]).strip(),
+        'INSERT INTO reservation_4 (namespace, pool, owner, key, family, address, expires_at, data) '
+        "SELECT namespace, pool, owner, key, CASE WHEN substr(address, 1, 2) = '4:' THEN 4 ELSE 6 END, address, "
+        'expires_at, data FROM reservation',
+        'DROP TABLE reservation',
+        'ALTER TABLE reservation_4 RENAME TO reservation',
+    ]
+    if dialect == 'postgresql':
+        version_4 += ['ALTER INDEX reservation_4_pkey RENAME TO reservation_pkey',
+                      'ALTER INDEX reservation_4_namespace_address_key RENAME TO reservation_namespace_address_key']
+    version_4 += list(_RESERVATION_INDEXES) + list(INDEXES_3)
+    return {1: list(INDEXES_2), 2: ['DROP INDEX reservation_owner'] + list(INDEXES_3), 3: version_4}
 
 
 def meta(dialect):

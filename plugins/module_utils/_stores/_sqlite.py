@@ -38,7 +38,10 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreB
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import read_only as read_only_error
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import LOCKS_AT_BEGIN
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_schema import MIGRATIONS, meta, schema
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_schema import meta, migrations, schema
+
+#: schema version -> the statements that bring a store of that version to the next
+MIGRATIONS = migrations('sqlite')
 
 
 def read_only(path):

@@ -24,7 +24,8 @@ except ImportError:  # pragma: no cover - exercised by the missing-library test
     requests = None
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, StoreUnavailable
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapping import FIELDS, PAGE, TAG, claim, expiring
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapping import (
+    FIELDS, IPV6, PAGE, TAG, claim, claims_of, expiring)
 
 #: whether the ``requests`` library is there
 HAVE_REQUESTS = requests is not None
@@ -45,7 +46,7 @@ class Transaction(object):
         self.rebuilt = {}           # (namespace, pool) -> (pool, the IP ranges it should have): made last
         # reads kept for the transaction (NetBox holds no lock: re-reading would not make them any truer)
         self.listed = {}            # namespace -> {name: Pool} of its prefixes
-        self.claims = {}            # claim -> IP addresses holding it
+        self.claims = {}            # claim of an owner and key (``claim``) -> the IP addresses holding its claims
         self.due = {}               # (namespace, time) -> IP addresses whose netpool_expires is at or before it
         self.read = {}              # namespace -> (bound, IP addresses due by then); pool -> ranges: ``expect``
         self.ranges = {}            # (namespace, pool) -> the pool's IP ranges as NetBox holds them
@@ -110,9 +111,12 @@ class Client(object):
         if method == 'POST' and self.tx is not None and response.status_code == 201 and '/ipam/' in url \
                 and '/ipam/vrfs/' not in url:
             made = response.json()
-            first = body[0] if isinstance(body, list) and body else body
-            token = ((first or {}).get('changelog_message') or '').split(' ')[1:2]
-            self.tx.undo += [('delete', obj['url'], token) for obj in (made if isinstance(made, list) else [made])]
+            made = made if isinstance(made, list) else [made]
+            bodies = (body if isinstance(body, list) else [body]) or [None]
+            # each object made with the token of its own body (a bulk allocation names one reservation each): its
+            # undo then unmakes its history entry
+            self.tx.undo += [('delete', obj['url'], ((bodies[min(i, len(bodies) - 1)] or {}).get('changelog_message')
+                                                     or '').split(' ')[1:2]) for i, obj in enumerate(made)]
         return response
 
     def _refuse(self, method, url, response):
@@ -255,17 +259,36 @@ class Client(object):
         return data['data']
 
     def by_claim(self, namespace, pool, owner, key, fresh=False):
-        """The IP addresses holding a claim, lowest id first (read once per transaction unless ``fresh``)."""
+        """The IP addresses holding the claims of an owner and key (one per family: ``claims_of``), lowest id first
+        (read once per transaction unless ``fresh``)."""
         wanted = claim(namespace, pool, owner, key)
         if not fresh and self.tx is not None and wanted in self.tx.claims:
             return self.tx.claims[wanted]
-        params = self.scoped(namespace, {'cf_netpool_claim': wanted, 'limit': 5})
+        params = self.scoped(namespace, {'cf_netpool_claim': list(claims_of(wanted)), 'limit': 10})
         found = [] if params is None else self.get('/ipam/ip-addresses/', params)['results']
-        found = sorted((o for o in found if (o['custom_fields'] or {}).get('netpool_claim') == wanted),
-                       key=lambda o: o['id'])
+        found = holding(found, wanted)
         if self.tx is not None:
             self.tx.claims[wanted] = found
         return found
+
+    def reclaim(self, namespace, pool, owner, key):
+        """Before an IPv4 reservation of an owner and key is written: an IPv6 one made before 1.1.0 holds the claim
+        without a family that the IPv4 one takes, and is given its own (``.../ipv6``) first (undone with the
+        transaction)."""
+        base = claim(namespace, pool, owner, key)
+        for obj in self.by_claim(namespace, pool, owner, key):
+            fields = obj['custom_fields']
+            if fields.get('netpool_claim') != base or ':' not in obj['address']:
+                continue
+            fields['netpool_claim'] = base + IPV6
+
+            def send(message, ident=obj['id']):
+                path = '/ipam/ip-addresses/%d/' % ident
+                self.request('PATCH', path, body={'custom_fields': {'netpool_claim': base + IPV6},
+                                                  'changelog_message': message})
+                self.undoable(message, lambda undo: self.request('PATCH', path, body={
+                    'custom_fields': {'netpool_claim': base}, 'changelog_message': undo}))
+            self.later(send)
 
     def due(self, namespace, time):
         """The IP addresses of a namespace whose ``netpool_expires`` is at or before ``time``: expired leases and
@@ -282,6 +305,14 @@ class Client(object):
     def delete_address(self, ident, message):
         """Delete IP address ``ident`` (one already gone is fine)."""
         self.request('DELETE', '/ipam/ip-addresses/%d/' % ident, body={'changelog_message': message}, ok=(204, 404))
+
+
+def holding(objects, base):
+    """Those of the IP addresses ``objects`` that hold a claim of the owner and key of claim ``base``, lowest id
+    first."""
+    wanted = claims_of(base)
+    return sorted((o for o in objects if (o['custom_fields'] or {}).get('netpool_claim') in wanted),
+                  key=lambda o: o['id'])
 
 
 def _first_line(error):

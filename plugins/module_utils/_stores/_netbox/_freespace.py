@@ -62,6 +62,9 @@ class NetboxFreeSpace(FreeSpace):
             raise Unsupported("The NetBox store cannot hand out addresses at random (strategy 'random').")
         tx = self.client.tx
         found, left = [], list(reservations)
+        if subnet.version == 4:
+            for r in reservations:      # an IPv6 reservation made before 1.1.0 may hold the claim they take
+                self.client.reclaim(r.namespace, r.pool, r.owner, r.key)
         for version, first, last, ident, _length in self._ranges(pool, subnet):
             if not left:
                 break
@@ -118,7 +121,7 @@ class NetboxFreeSpace(FreeSpace):
                             break
                         found += got
                     return found
-                return [self._adopt(pool, reservations[0])]     # another fork or controller reserved it meanwhile
+                return [self._adopt(pool, subnet, reservations[0])]     # another process reserved it meanwhile
             raise
         found = []
         for obj in made:
@@ -128,12 +131,13 @@ class NetboxFreeSpace(FreeSpace):
             found.append(r.address)
         return found
 
-    def _adopt(self, pool, reservation):
+    def _adopt(self, pool, subnet, reservation):
         """The address of a reservation another process made meanwhile (NetBox refused this one's claim)."""
-        holders = self.client.by_claim(*reservation.ident, fresh=True)
+        holders = [o for o in self.client.by_claim(*reservation.ident[:4], fresh=True)
+                   if address_of(o['address'])[0] == subnet.version]
         if not holders:
-            raise StoreBusy('NetBox refused a second claim on %s/%s/%s/%s but shows none: try again.'
-                            % reservation.ident)
+            raise StoreBusy('NetBox refused a second claim on %s/%s/%s/%s (IPv%d) but shows none: try again.'
+                            % (reservation.ident[:4] + (subnet.version,)))
         r = reservation_of(pool.namespace, holders[0])
         r.sent = True
         self.client.tx.reservations[r.ident] = r

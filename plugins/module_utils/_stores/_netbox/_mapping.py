@@ -32,7 +32,7 @@ PAGE = 1000
 #: a reservation by its claim and its pool's prefixes, in one GraphQL request
 READ_WITH_POOL = ' '.join('''
 query ($claim: String!, $pool: String!) {
-  a: ip_address_list(filters: {custom_field_data: {path: "netpool_claim", lookup: {string_lookup: {exact: $claim}}}}) {
+  a: ip_address_list(filters: {custom_field_data: {path: "netpool_claim", lookup: {string_lookup: {regex: $claim}}}}) {
     id address status custom_field_data vrf { id name } }
   p: prefix_list(filters: {custom_field_data: {path: "netpool_pool", lookup: {string_lookup: {exact: $pool}}}}) {
     id prefix custom_field_data vrf { id name } tags { slug } } }'''.split())
@@ -60,9 +60,28 @@ DNS_NAME = re.compile(r'^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9]
                       r'[A-Za-z0-9])?)*$')
 
 
-def claim(namespace, pool, owner, key):
-    """The unique claim of a reservation: its identity, each part percent-encoded, joined by ``/``."""
-    return '/'.join(quote(part, safe='') for part in (namespace, pool, owner, key))
+#: what ends the claim of an IPv6 reservation (an owner and key hold one reservation of each family: ``family: dual``)
+IPV6 = '/ipv6'
+
+
+def claim(namespace, pool, owner, key, version=4):
+    """The unique claim of a reservation: its identity, each part percent-encoded, joined by ``/``; an IPv6
+    reservation's ends in ``/ipv6`` (``version`` 6). An IPv6 reservation made before 1.1.0 holds the claim without
+    it: it is read as the IPv6 reservation of its owner and key all the same (its address says its family), and
+    takes its ``/ipv6`` claim when it is written again, or when an IPv4 reservation of that owner and key is made
+    (``Client.reclaim``)."""
+    base = '/'.join(quote(part, safe='') for part in (namespace, pool, owner, key))
+    return base + IPV6 if version == 6 else base
+
+
+def claims_of(base):
+    """The claims an owner and key's reservations may hold, from the claim ``base`` of its IPv4 one."""
+    return (base, base + IPV6)
+
+
+def claim_pattern(bases):
+    """A regular expression matching every claim of the owners and keys of claims ``bases`` (``claims_of``)."""
+    return '^(%s)(%s)?$' % ('|'.join(re.escape(c) for c in bases), re.escape(IPV6))
 
 
 def netbox_time(stamp):

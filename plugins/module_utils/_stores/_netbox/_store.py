@@ -14,7 +14,8 @@ This is a private module: it may change at any time. The mapping (docs/stores.md
   withholds: ``_tree``) is a set of IP ranges tagged ``netpool``, derived again whenever the shape of the pool
   or of a pool it is carved from changes;
 - a reservation is an IP address with status ``active`` and the custom fields ``netpool_claim`` (unique:
-  ``namespace/pool/owner/key``, each part percent-encoded), ``netpool_pool``, ``netpool_owner``,
+  ``namespace/pool/owner/key``, each part percent-encoded, and ``/ipv6`` after it for an IPv6 reservation: an owner
+  and key hold one of each family with ``family: dual``), ``netpool_pool``, ``netpool_owner``,
   ``netpool_expires`` (a lease's end, a datetime) and ``netpool`` (JSON: key, static, metadata, times); its
   ``dns_name`` is the owner where the owner is a DNS name;
 - an address resting under a reuse delay is an IP address with status ``deprecated``, ``netpool_pool`` and
@@ -36,7 +37,6 @@ would overlap the IP ranges it hands out, which NetBox refuses in a VRF).
 
 import contextlib
 import json
-import re
 import time
 
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -46,10 +46,12 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, InvalidArgument, StoreUnavailable, Unsupported, missing_library)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import PREFETCH, Store
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox import _client
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._client import Client, Refused, Transaction
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._client import (
+    Client, Refused, Transaction, holding)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapping import (
     DUE_MARGIN, PAGE, READ_FOR_CHANGE, READ_WITH_POOL, TAG, TOKEN, address_cidr, changelog_message,
-    claim, claim_body, expiring, netbox_time, ours, pool_data, pools_of, rest_shape, reservation_of)
+    claim, claim_body, claim_pattern, claims_of, expiring, netbox_time, ours, pool_data, pools_of, rest_shape,
+    reservation_of)
 from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
 
 
@@ -224,16 +226,22 @@ class NetboxStore(Store):
         self.client.later(send)
 
     # -- reservations ---------------------------------------------------
-    def get_reservation(self, namespace, pool, owner, key):
-        ident = (namespace, pool, owner, key)
-        if self.client.tx is not None and ident in self.client.tx.reservations:
-            return self.client.tx.reservations[ident]
+    def get_reservation(self, namespace, pool, owner, key, version=None):
         tx = self.client.tx
-        if tx is not None and not tx.write and self.client.graphql and claim(*ident) not in tx.claims \
-                and (namespace, pool) not in tx.pools:
-            self._read_with_pool(ident)
-        found = self.client.by_claim(namespace, pool, owner, key)
-        return reservation_of(namespace, found[0]) if found else None
+        found = {}      # version -> the reservation this transaction wrote (None: deleted), else NetBox's
+        for v in (4, 6) if version is None else (version,):
+            if tx is not None and (namespace, pool, owner, key, v) in tx.reservations:
+                found[v] = tx.reservations[(namespace, pool, owner, key, v)]
+        if len(found) < (2 if version is None else 1):
+            ident = (namespace, pool, owner, key)
+            if tx is not None and not tx.write and self.client.graphql and claim(*ident) not in tx.claims \
+                    and (namespace, pool) not in tx.pools:
+                self._read_with_pool(ident)
+            for obj in self.client.by_claim(namespace, pool, owner, key):
+                r = reservation_of(namespace, obj)
+                if (version is None or r.version == version) and r.version not in found:
+                    found[r.version] = r
+        return next((found[v] for v in sorted(found) if found[v] is not None), None)
 
     def prefetch(self, namespace, pool, owners, key):
         """Read at once, in one GraphQL request, what a change of ``owners``' reservations in ``pool`` reads next:
@@ -247,15 +255,14 @@ class NetboxStore(Store):
         # every claim in one question: a regular expression (NetBox allows 10 aliases a query, and its ``in_``
         # lookup of a JSON field matches no string)
         data = self.client.ask(READ_FOR_CHANGE, {
-            'claims': '^(%s)$' % '|'.join(re.escape(c) for c in claims), 'pool': pool,
+            'claims': claim_pattern(claims), 'pool': pool,
             'from': '1970-01-01T00:00:00+00:00', 'to': netbox_time(bound)})
         if data is None:
             return
         here = self._here(namespace)
         held = [o for o in (rest_shape(o) for o in data['a'] or []) if here(o)]
         for wanted in claims:
-            tx.claims[wanted] = sorted((o for o in held if o['custom_fields'].get('netpool_claim') == wanted),
-                                       key=lambda o: o['id'])
+            tx.claims[wanted] = holding(held, wanted)
         prefixes = [p for p in (rest_shape(p) for p in data['p'] or []) if here(p) and TAG in p['tags']
                     and isinstance(p['custom_fields'].get('netpool'), dict)]
         tx.listed[namespace] = pools_of(namespace, prefixes)
@@ -280,15 +287,15 @@ class NetboxStore(Store):
         tx = self.client.tx
         if tx is not None:
             missing = [claim(namespace, pool, owner, key) for owner in owners
-                       if (namespace, pool, owner, key) not in tx.reservations
+                       if not all((namespace, pool, owner, key, v) in tx.reservations for v in (4, 6))
                        and claim(namespace, pool, owner, key) not in tx.claims]
             params = self.client.scoped(namespace, {'limit': PAGE}) if len(missing) > 1 else None
-            for i in range(0, len(missing) if params is not None else 0, 40):
-                chunk = missing[i:i + 40]
-                found = self.client.all('/ipam/ip-addresses/', dict(params, cf_netpool_claim=chunk))
+            for i in range(0, len(missing) if params is not None else 0, 20):
+                chunk = missing[i:i + 20]
+                found = self.client.all('/ipam/ip-addresses/', dict(params, cf_netpool_claim=[
+                    c for wanted in chunk for c in claims_of(wanted)]))
                 for wanted in chunk:
-                    tx.claims[wanted] = sorted((o for o in found if (o['custom_fields'] or {}).get('netpool_claim')
-                                                == wanted), key=lambda o: o['id'])
+                    tx.claims[wanted] = holding(found, wanted)
         return Store.get_reservations(self, namespace, pool, owners, key)
 
     def _read_with_pool(self, ident):
@@ -298,7 +305,7 @@ class NetboxStore(Store):
         wanted = claim(*ident)
         try:
             data = self.client.get(self.client.graphql, {'query': READ_WITH_POOL, 'variables': json.dumps(
-                {'claim': wanted, 'pool': pool})})
+                {'claim': claim_pattern([wanted]), 'pool': pool})})
         except StoreUnavailable:
             data = None     # GraphQL turned off, or not allowed: the REST API says what is wrong, if anything
         if not isinstance(data, dict) or data.get('errors') or not isinstance(data.get('data'), dict):
@@ -312,8 +319,7 @@ class NetboxStore(Store):
 
         held = [dict(o, id=int(o['id']), status={'value': o['status']}, custom_fields=o.get('custom_field_data') or {})
                 for o in data['data']['a'] or []]
-        self.client.tx.claims[wanted] = sorted(
-            (o for o in held if o['custom_fields'].get('netpool_claim') == wanted), key=lambda o: o['id'])
+        self.client.tx.claims[wanted] = holding(held, wanted)
         prefixes = [dict(p, id=int(p['id']), custom_fields=p.get('custom_field_data') or {})
                     for p in data['data']['p'] or [] if here(p) and TAG in [t['slug'] for t in p.get('tags') or []]]
         prefixes = [p for p in prefixes if p['custom_fields'].get('netpool_pool') == pool
@@ -416,6 +422,8 @@ class NetboxStore(Store):
                                % (r.address_str, holder.owner, holder.key, holder.pool))
         netbox_id = getattr(old, 'netbox_id', None)
         r.netbox_id = netbox_id
+        if netbox_id is None and r.version == 4:
+            self.client.reclaim(*r.ident[:4])       # an IPv6 reservation made before 1.1.0 holds its claim
         self.client.tx.reservations[r.ident] = r
         pool = self.get_pool(r.namespace, r.pool)
 

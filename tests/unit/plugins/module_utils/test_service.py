@@ -127,7 +127,7 @@ def _unpredicted(result):
     (lambda s: s.pool('other', subnets=WEB, reuse_delay='soon'), "'30m'"),
     (lambda s: s.reserve('web', 'h1', ttl=-1), 'negative'),
     (lambda s: s.reserve('web', 'h1', ttl=101 * 365 * 86400), '100 years'),
-    (lambda s: s.reserve('web', 'h1', family='ipx'), "'ipv4' or 'ipv6'"),
+    (lambda s: s.reserve('web', 'h1', family='ipx'), "'ipv4', 'ipv6' or 'dual'"),
     (lambda s: s.reserve('web', 'h1', metadata={'a': {'b': 1}}), 'flatten'),
     (lambda s: s.reserve('web', 'h1', metadata=['a']), 'dict'),
     (lambda s: s.reserve('web', 'h1', address='10.0.0.300'), 'address'),

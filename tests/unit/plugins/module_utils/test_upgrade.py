@@ -34,6 +34,7 @@ from ansible_collections.netpool.ipam.tests.support.reliability import FILE_KIND
 VERSIONS = sorted(set(int(m.group(1)) for m in (re.match(r'^state-v(\d+)\.(sqlite|json)$', f)
                                                 for f in os.listdir(FIXTURES)) if m))
 LATER = 1767225600 + 4 * 3600  # four hours after the fixtures were written: reuse delay over, lease not
+LATER_STAMP = '2026-01-01T04:00:00Z'
 
 
 def fixture_copy(tmp_path, version, kind):
@@ -103,6 +104,40 @@ def test_v1_fixture_loads_and_works(tmp_path, kind):
     assert svc.pool('rack2', parent='site', prefix_length=24)['pool']['subnets'][0]['cidr'] == '10.16.1.0/24'
     assert len(export_state(store)['history']) > len(doc['history'])
     store.close()
+
+
+@pytest.mark.parametrize('kind', FILE_KINDS)
+def test_a_v3_state_takes_a_reservation_of_each_family_under_one_key(tmp_path, kind):
+    """Schema version 4 holds one reservation per family of an owner and key (``family: dual``): a state of
+    version 3 is migrated by its first write (SQLite: the reservation table made again with the family in its
+    primary key) and keeps every reservation; db1's IPv6 reservation is kept by dual, which adds an IPv4 one."""
+    path = fixture_copy(tmp_path, 3, kind)
+    store = open_store(path)
+    svc = Service(store, clock=Clock(LATER))
+    before = export_state(store)['reservations']
+    db1 = svc.get('dual', 'db1')['address']
+    assert ':' in db1
+    result = svc.reserve('dual', 'db1', family='dual')
+    assert result['changed'] is True
+    assert result['reservation6']['address'] == db1 and result['diff']['before']['reservation6']['address'] == db1
+    assert result['reservation']['address'].startswith('192.168.10.')
+    assert result['diff']['before']['reservation'] == {}
+    assert svc.reserve('dual', 'db1', family='dual')['changed'] is False
+    store.close()
+    store = open_store(path)
+    after = export_state(store)['reservations']
+    assert [(r['owner'], r['key'], r['address'], r['created_at']) for r in after if r not in before] == [
+        ('db1', 'default', result['reservation']['address'], LATER_STAMP)]
+    assert [r for r in before if r not in after] == []
+    store.close()
+    if kind == 'sqlite':
+        conn = sqlite3.connect(path)
+        assert conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()[0] == '4'
+        assert conn.execute("SELECT family, COUNT(*) FROM reservation WHERE owner = 'db1' AND key = 'default' "
+                            "GROUP BY family ORDER BY family").fetchall() == [(4, 1), (6, 1)]
+        conn.close()
+    else:
+        assert '"schema_version": 4' in read(path).decode()
 
 
 @pytest.mark.parametrize('kind', FILE_KINDS)

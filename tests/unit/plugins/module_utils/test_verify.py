@@ -47,8 +47,8 @@ class Sqlite(object):
         self.conn.executescript("""
             BEGIN;
             CREATE TABLE r2 (namespace TEXT NOT NULL, pool TEXT NOT NULL, owner TEXT NOT NULL, key TEXT NOT NULL,
-                             address TEXT NOT NULL, expires_at TEXT, data TEXT NOT NULL,
-                             PRIMARY KEY (namespace, pool, owner, key));
+                             family INTEGER NOT NULL, address TEXT NOT NULL, expires_at TEXT, data TEXT NOT NULL,
+                             PRIMARY KEY (namespace, pool, owner, key, family));
             INSERT INTO r2 SELECT * FROM reservation;
             DROP TABLE reservation;
             ALTER TABLE r2 RENAME TO reservation;
@@ -112,9 +112,9 @@ def svc(raw):
 def add_reservation(raw, pool, owner, address, namespace='default'):
     r = Reservation(namespace, pool, owner, 'default', 4, int(iv.parse_address(address)),
                     created_at='2026-01-01T00:00:00Z', updated_at='2026-01-01T00:00:00Z')
-    raw.sql('INSERT INTO reservation (namespace, pool, owner, key, address, expires_at, data) '
-            'VALUES (?, ?, ?, ?, ?, ?, ?)',
-            (namespace, pool, owner, 'default', k(address), None, json.dumps(r.to_data(), sort_keys=True)))
+    raw.sql('INSERT INTO reservation (namespace, pool, owner, key, family, address, expires_at, data) '
+            'VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            (namespace, pool, owner, 'default', 4, k(address), None, json.dumps(r.to_data(), sort_keys=True)))
 
 
 def add_pool(raw, name, cidr, parent=None):

@@ -68,6 +68,35 @@ def test_owners_in_one_task(store, capsys):
     assert code == 0 and [r['owner'] for r in out['released']] == ['a', 'b']
 
 
+def test_family_dual(store, capsys):
+    """family: dual returns reservation and reservation6 (reservations and reservations6 with owners), and a diff of
+    both; a rerun changes nothing; state absent with family dual releases both; a pool of one family fails."""
+    run(pool, {'name': 'web', 'subnets': [{'cidr': '10.0.0.0/28'}, {'cidr': '2001:db8::/64'}], 'store': store}, capsys)
+    args = {'pool': 'web', 'owner': 'a', 'family': 'dual', 'store': store, '_ansible_diff': True}
+    code, out = run(reservation, args, capsys)
+    assert code == 0 and out['changed']
+    assert (out['reservation']['address'], out['reservation6']['address']) == ('10.0.0.1', '2001:db8::1')
+    assert out['diff']['before'] == {'reservation': {}, 'reservation6': {}}
+    assert out['diff']['after']['reservation6']['cidr'] == '2001:db8::1/64'
+    code, out = run(reservation, args, capsys)
+    assert code == 0 and not out['changed']
+    many = {'pool': 'web', 'owners': ['b', 'a'], 'family': 'dual', 'store': store}
+    code, out = run(reservation, many, capsys)
+    assert code == 0 and out['changed'] and 'reservation' not in out
+    assert [r['address'] for r in out['reservations']] == ['10.0.0.2', '10.0.0.1']
+    assert [r['address'] for r in out['reservations6']] == ['2001:db8::2', '2001:db8::1']
+    code, out = run(reservation, dict(many, _ansible_check_mode=True, owners=['c']), capsys)
+    assert code == 0 and [r['predicted'] for r in out['reservations'] + out['reservations6']] == [True, True]
+    code, out = run(reservation, {'pool': 'web', 'owner': 'a', 'key': 'default', 'family': 'dual',
+                                  'state': 'absent', 'store': store}, capsys)
+    assert code == 0 and [r['address'] for r in out['released']] == ['10.0.0.1', '2001:db8::1']
+    run(pool, {'name': 'v4', 'cidr': '10.1.0.0/28', 'store': store}, capsys)
+    code, out = run(reservation, dict(args, pool='v4'), capsys)
+    assert code == 1 and out['error'] == 'invalid_argument' and 'no IPv6 subnet' in out['msg']
+    code, out = run(reservation, dict(args, address='10.0.0.9'), capsys)
+    assert code == 1 and out['error'] == 'invalid_argument' and 'family: dual' in out['msg']
+
+
 def test_token_is_not_echoed(tmp_path, capsys):
     code, out = run(info, {'store': 'netbox+https://127.0.0.1:9', 'store_token': 'tok-SECRET'}, capsys)
     assert code == 1 and out['error'] == 'store_unavailable'

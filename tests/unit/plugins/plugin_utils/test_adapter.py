@@ -98,6 +98,32 @@ def test_lookup(workdir):
     assert error.value.error == 'pool_not_found'
 
 
+def test_lookup_with_family_dual(workdir):
+    """family='dual': both addresses, a list of two (IPv4 first) or with format='dict' {'ipv4': ..., 'ipv6': ...};
+    allocate=true adds what is missing; without it an owner holding one family only is not_reserved naming the other."""
+    action(PoolAction, {'name': 'web', 'subnets': [{'cidr': '10.0.0.0/29'}, {'cidr': '2001:db8::/64'}]}).run(
+        task_vars={})
+    action(ReservationAction, {'pool': 'web', 'owner': 'h1', 'family': 'ipv4'}).run(task_vars={})
+    with pytest.raises(_adapter.LookupIpamError, match=r"no IPv6 address under key 'default'.*family: dual") as error:
+        lookup(['web'], owner='h1', family='dual')
+    assert error.value.error == 'not_reserved'
+    with pytest.raises(_adapter.LookupIpamError, match='Give family: dual') as error:
+        lookup(['web'], owner='h1', family='ipv6', allocate=True)
+    assert error.value.error == 'invalid_argument'
+    assert lookup(['web'], owner='h2', family='dual', allocate=True) == [['10.0.0.2', '2001:db8::1']]
+    assert lookup(['web'], owner='h2', family='dual', format='cidr') == [['10.0.0.2/29', '2001:db8::1/64']]
+    both = lookup(['web'], owner='h2', family='dual', format='dict')[0]
+    assert (both['ipv4']['address'], both['ipv6']['address'], both['ipv6']['prefix_length']) == (
+        '10.0.0.2', '2001:db8::1', 64)
+    assert lookup(['web'], owner='h2', family='ipv6') == ['2001:db8::1']
+    assert lookup(['web'], owner='h2') == ['10.0.0.2']
+    assert lookup(['web'], owner='h1', family='dual', allocate=True) == [['10.0.0.1', '2001:db8::2']]
+    with pytest.raises(_adapter.LookupIpamError, match='no IPv6 subnet') as error:
+        action(PoolAction, {'name': 'v4', 'cidr': '10.1.0.0/29'}).run(task_vars={})
+        lookup(['v4'], owner='h1', family='dual', allocate=True)
+    assert error.value.error == 'invalid_argument'
+
+
 def test_lookup_hides_the_password(workdir):
     with pytest.raises(AnsibleError) as error:
         lookup(['web'], owner='h1', store='netbox+https://u:pw-SECRET@127.0.0.1:9')

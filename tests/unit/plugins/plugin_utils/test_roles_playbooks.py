@@ -252,3 +252,57 @@ def test_reserve_role_runs_one_task_per_host_and_checks_its_variables(tmp_path):
     assert 'netpool.ipam.reserve: validation of the role variables failed:' in out, out
     assert 'value of ipam_state must be one of: present, absent, got: bogus' in out, out
     assert "argument 'ipam_store_timeout' is of type" in out, out
+
+
+DUAL_PLAY = """
+- name: Declare a dual-stack pool, and give n1 an IPv4 address of its own first
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+      vars:
+        ipam_pools:
+          - name: dual
+            subnets:
+              - {cidr: 10.64.0.0/24, gateway: 10.64.0.1, dns: [10.64.0.2], ranges: [10.64.0.10-10.64.0.20]}
+              - {cidr: "2001:db8:64::/64", gateway: "2001:db8:64::1", ranges: ["2001:db8:64::10-2001:db8:64::20"]}
+  tasks:
+    - name: n1 holds an IPv4 address already
+      netpool.ipam.reservation:
+        pool: dual
+        owner: n1
+        address: 10.64.0.15
+"""
+
+
+def test_reserve_role_with_family_dual_sets_both_and_the_templates_render_both(tmp_path):
+    """ipam_family: dual through playbooks/reserve.yml: ipam_address/ipam_cidr (IPv4) and ipam_address6/ipam_cidr6
+    (IPv6) for each host, n1's IPv4 address kept; the shipped netplan and ifcfg templates render both; a rerun changes
+    nothing."""
+    store = str(tmp_path / 'ipam.sqlite')
+    code, out = playbook(tmp_path, DUAL_PLAY, NETPOOL_IPAM_STORE=store)
+    assert code == 0, out
+    render = tmp_path / 'network'
+    args = [ansible_bin('ansible-playbook'), '-i', str(tmp_path / 'inventory.ini'),
+            os.path.join(ROOT, 'playbooks', 'reserve.yml'), '-e', 'target=nodes ipam_pool=dual ipam_family=dual',
+            '-e', 'render_dir=%s' % render]
+    for run in ('first', 'rerun'):
+        proc = subprocess.run(args, cwd=str(tmp_path), env=ansible_env(NETPOOL_IPAM_STORE=store),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600, check=False)
+        assert proc.returncode == 0, proc.stdout
+        if run == 'rerun':
+            assert re.search(r'n1 +: ok=\d+ +changed=0 ', proc.stdout), proc.stdout
+        assert '10.64.0.15/24      gateway 10.64.0.1, 2001:db8:64::10/64 gateway 2001:db8:64::1' in proc.stdout, \
+            proc.stdout
+        assert '10.64.0.10/24      gateway 10.64.0.1, 2001:db8:64::11/64 gateway 2001:db8:64::1' in proc.stdout
+    netplan = (render / 'n2' / '60-netpool.yaml').read_text()
+    assert '- 10.64.0.10/24\n        - 2001:db8:64::11/64\n' in netplan, netplan
+    assert 'via: 10.64.0.1\n' in netplan and 'via: "2001:db8:64::1"' in netplan, netplan
+    ifcfg = (render / 'n1' / 'ifcfg-eth0').read_text()
+    assert 'IPADDR=10.64.0.15\nPREFIX=24\nGATEWAY=10.64.0.1\n' in ifcfg, ifcfg
+    assert 'IPV6INIT=yes\nIPV6ADDR=2001:db8:64::10/64\nIPV6_DEFAULTGW=2001:db8:64::1\n' in ifcfg, ifcfg
+    assert 'DNS1=10.64.0.2\n' in ifcfg
+    with sqlite3.connect(store) as conn:
+        found = conn.execute("SELECT owner, family, COUNT(*) FROM reservation GROUP BY owner, family "
+                             "ORDER BY owner, family").fetchall()
+    assert found == [('n1', 4, 1), ('n1', 6, 1), ('n2', 4, 1), ('n2', 6, 1)]

@@ -279,6 +279,39 @@ def test_a_static_move_then_a_failing_dynamic_loses_nothing(svc):
     assert svc.verify()['problems'] == []
 
 
+def claims():
+    """``{address: netpool_claim}`` of every IP address NetBox holds."""
+    return dict((a['address'], a['custom_fields'].get('netpool_claim')) for a in api('/ipam/ip-addresses/',
+                                                                                     limit=1000)['results'])
+
+
+def test_family_dual_is_two_ip_addresses_and_a_claim_of_1_0_keeps_working(svc):
+    """family: dual is two IP addresses carrying one owner and key, the IPv6 one's claim ending in /ipv6. An IPv6
+    reservation made by 1.0.0 holds the claim without it: it is read as the IPv6 half, and a dual reservation of
+    its owner and key keeps it, gives it its /ipv6 claim and adds the IPv4 one (undone if the task fails)."""
+    svc.pool('dual', subnets=[{'cidr': '10.15.0.0/24', 'ranges': ['10.15.0.10-10.15.0.11']},
+                              {'cidr': '2001:db8:15::/64', 'ranges': ['2001:db8:15::10-2001:db8:15::20']}])
+    svc.reserve('dual', 'h1', family='dual')
+    assert claims() == {'10.15.0.10/24': 'default/dual/h1/default', '2001:db8:15::10/64': 'default/dual/h1/default/ipv6'}
+    # what 1.0.0 wrote: h2's IPv6 reservation under the claim without a family
+    svc.reserve('dual', 'h2', family='ipv6')
+    made = api('/ipam/ip-addresses/', address='2001:db8:15::11/64')['results'][0]
+    requests.patch(made['url'], json={'custom_fields': {'netpool_claim': 'default/dual/h2/default'}},
+                   headers={'Authorization': 'Token ' + netbox.token()}, timeout=30).raise_for_status()
+    assert svc.get('dual', 'h2', family='ipv6')['address'] == '2001:db8:15::11'
+    assert svc.reserve('dual', 'h2', family='ipv6')['changed'] is False
+    # the IPv4 half cannot be had (h3 takes the last IPv4 address in the same task): nothing changes
+    fails('pool_exhausted', svc.reserve_owners, 'dual', ['h2', 'h3'], family='dual')
+    assert claims()['2001:db8:15::11/64'] == 'default/dual/h2/default'
+    result = svc.reserve('dual', 'h2', family='dual')
+    assert (result['changed'], result['reservation']['address'], result['reservation6']['address']) == (
+        True, '10.15.0.11', '2001:db8:15::11')
+    assert claims() == {'10.15.0.10/24': 'default/dual/h1/default', '2001:db8:15::10/64': 'default/dual/h1/default/ipv6',
+                        '10.15.0.11/24': 'default/dual/h2/default', '2001:db8:15::11/64': 'default/dual/h2/default/ipv6'}
+    assert svc.reserve('dual', 'h2', family='dual')['changed'] is False
+    assert svc.verify()['problems'] == []
+
+
 def test_verify_sees_hand_edits_in_netbox(svc):
     """Issue 23 item 11: verify compares what NetBox holds (its IP ranges and IP addresses) with what the pool
     derives; repair makes the ranges what they should be."""

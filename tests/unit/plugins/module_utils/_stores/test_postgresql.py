@@ -118,8 +118,8 @@ def test_tables_are_created_once_with_a_schema_version(spec, schema):
 
 def _indexes_and_version(schema):
     with server.admin() as conn:
-        indexes = set(r[0] for r in conn.execute('SELECT indexname FROM pg_indexes WHERE schemaname = %s',
-                                                 (schema,)))
+        indexes = set(r for r in conn.execute('SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = %s',
+                                              (schema,)))
         version = int(conn.execute("SELECT value FROM %s.meta WHERE name = 'schema_version'" % schema).fetchone()[0])
     return indexes, version
 
@@ -130,8 +130,8 @@ def _index_name(statement):
 
 @pytest.mark.parametrize('version', range(1, _base.SCHEMA_VERSION))
 def test_an_older_schema_is_migrated_by_the_first_write_that_commits(schema, version):
-    """A store of schema version 1 or 2 (today's tables with the indexes of that version) reads as it is,
-    and the first write that commits brings it to today's version, with today's indexes."""
+    """A store of schema version 1, 2 or 3 (today's tables with the indexes and reservation key of that version)
+    reads as it is, and the first write that commits brings it to today's version, with today's indexes."""
     spec, name = schema
     store, svc = _opened(spec)
     svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
@@ -141,8 +141,12 @@ def test_an_older_schema_is_migrated_by_the_first_write_that_commits(schema, ver
     with server.admin() as conn:       # back to what version N had: undo the migrations from N on
         for index in [_index_name(st) for st in _sql.INDEXES]:
             conn.execute('DROP INDEX %s.%s' % (name, index))
+        # up to version 3, one reservation per (namespace, pool, owner, key), of either family
+        conn.execute('ALTER TABLE %s.reservation DROP CONSTRAINT reservation_pkey' % name)
+        conn.execute('ALTER TABLE %s.reservation DROP COLUMN family' % name)
+        conn.execute('ALTER TABLE %s.reservation ADD PRIMARY KEY (namespace, pool, owner, key)' % name)
         for v in range(1, version):
-            for statement in _sql.MIGRATIONS[v]:
+            for statement in _sql.migrations('postgresql')[v]:
                 conn.execute(statement.replace(' INDEX ', ' INDEX IF EXISTS ' if statement.startswith('DROP') else
                                                ' INDEX ').replace(' ON ', ' ON %s.' % name).replace(
                                                    'INDEX IF EXISTS ', 'INDEX IF EXISTS %s.' % name))

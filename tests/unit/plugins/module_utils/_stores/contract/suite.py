@@ -11,7 +11,7 @@ isolated state). Everything here goes through the service, the way modules do.
 One module per rule, each a mixin on ``_base.Base``: ``pools`` (and the map and
 counts), ``ranges``, ``reserve``, ``release``, ``leases`` (and the reuse delay),
 ``tree`` (parent and children), ``tree_ranges`` (children by ranges), ``batches`` (``owners``), ``changes`` (check mode,
-history), ``verify``, ``inventory``, ``concurrency``. A new rule goes in the module
+history), ``verify``, ``inventory``, ``concurrency``, ``dual`` (``family: dual``). A new rule goes in the module
 of its kind, or a new module added to ``StoreContract`` below.
 
 A store that cannot hold something of the SPEC says ``unsupported`` for it (SPEC §5)
@@ -32,6 +32,7 @@ from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.co
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.changes import (
     CheckModeTests, HistoryTests)
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.concurrency import ConcurrencyTests
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.dual import DualTests
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.inventory import InventoryTests
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.leases import (
     LeaseTests, ReuseDelayTests)
@@ -54,7 +55,7 @@ __all__ = ['Clock', 'StoreContract', 'file_mode', 'needs']
 
 class StoreContract(PoolTests, RangeTests, ReserveTests, ReleaseTests, CheckModeTests, HistoryTests, LeaseTests,
                     ReuseDelayTests, SweepTests, ChildPoolTests, TreeTests, RangesChildTests, ReassignTests, OwnersTests,
-                    MapTests, CountTests, ConcurrencyTests, VerifyTests, InventoryTests):
+                    MapTests, CountTests, ConcurrencyTests, VerifyTests, InventoryTests, DualTests):
     """Every rule of the SPEC that a store must uphold. Inherit it; provide the ``spec`` fixture."""
 
 
