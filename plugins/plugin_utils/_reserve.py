@@ -2,20 +2,28 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What the reserve role does once for the play, in Python rather than in templates (issue 25).
+"""What the reserve role does, in Python rather than in templates (issue 25).
 
-This is a private module: it may change at any time. The role (roles/reserve/tasks/main.yml) runs:
+This is a private module: it may change at any time. The role (roles/reserve/tasks/request.yml) runs the action
+``netpool.ipam.reserve_request`` (plugins/action/reserve_request.py) three times:
 
-1. one ``netpool.ipam.reserve_request`` per host (plugins/action/reserve_request.py): the host's request, its role
-   variables as they are for that host (inventory, group, play vars, role parameters, defaults: ``REQUEST``),
-   templated by the plugin in one pass, registered (``register`` keeps it out of the fact cache);
-2. once for the play, ``plan``: the requests checked and grouped (one ``owners`` call of
-   netpool.ipam.reservation per state, pool, key, settings and store), in inventory order;
-3. once, the reservation task, one call per group (one transaction per store);
-4. once, ``ansible.builtin.set_fact`` of ``facts``: what each host got, indexed by host, and the role's facts
-   (``ipam_address``...) as templates that read that index for the host they are asked for (``fact``). A
-   run-once set_fact gives every host of the play the same value; a template evaluated where it is read gives
-   each host its own. ``trust_as_template`` (ansible-core's public templating API) marks them as templates.
+1. once, first (``held``): what the owners of the batch hold where the first host's request reserves
+   (``read_held``: ``Service.held``, one read for every owner);
+2. on every host, the one task of the role per host: the host's request, its role variables as they are for that
+   host (inventory, group, play vars, role parameters, defaults: ``REQUEST``) and the store settings of
+   ``module_defaults`` (``settings``), checked against the role's spec (``validate``), and whether the host's
+   address changes (``changes``: the request against what its owner holds, from step 1, or read for that host
+   alone when its store, namespace, pool or key differ): the task is ``changed`` on that host;
+3. once, after them (``batch``): the requests checked and grouped (``plan``: one ``owners`` call of
+   netpool.ipam.reservation per state, pool, key, settings and store, in inventory order), each group reserved
+   in one transaction (``_adapter.run_task``), and the index of what each host got (``facts``), set on every
+   host with the role's facts (``ipam_address``...) as templates that read that index for the host they are
+   read for (``fact``). A value set by a task run once is the same on every host; a template evaluated where it
+   is read gives each host its own. ``trust_as_template`` (ansible-core's public templating API) marks them as
+   templates.
+
+On ansible-core 2.21 and later the action registers what it returns itself (``register_host_variables``); on 2.19
+and 2.20 the tasks register it (tasks/request_registered.yml), and a set_fact sets the facts.
 """
 
 from __future__ import annotations
@@ -331,15 +339,6 @@ def fact_values(state):
     return values
 
 
-def items(the_plan):
-    """The loop of the role's reservation task: the groups of ``plan``, or, when the requests are wrong, one item
-    that says so (``error``), which the task skips and ``facts`` turns into the failure that stops every host."""
-    if the_plan['error']:
-        return [{'error': the_plan['error'], 'label': 'the requests are wrong', 'args': {}, 'defaults': {},
-                 'hosts': []}]
-    return the_plan['groups']
-
-
 def _owner_message(group, failure):
     """The failure of a group's call, naming the hosts that asked and, for an address, which host asked for it."""
     msg = failure.get('msg', 'failed')
@@ -356,10 +355,9 @@ def _owner_message(group, failure):
 
 
 def facts(results, the_plan=None, previous=None, check=False):
-    """The index of what each host got, from the registered loop of the reservation task.
-
-    ``the_plan`` is the plan of the calls; by default, the items of the registered loop (``items``): an item
-    with an ``error`` (the requests were wrong, nothing was reserved) is the failure that stops the play.
+    """The index of what each host got, from ``results``: ``{'results': [the result of each call]}``, in the order
+    of the groups of ``the_plan`` (the plan of the calls; by default, the ``item`` of each result). A group with
+    an ``error`` (the requests were wrong, nothing was reserved) is the failure that stops the play.
 
     ``{'hosts': {host: {'reservation', 'released', 'reservations', 'changed'}}, 'fatal': message, 'table': lines,
     'changed': [hosts]}``. ``previous`` is the index of an earlier run of the role in the play: hosts this run
