@@ -11,6 +11,8 @@ nothing connects), forks 10:
   - set_fact:      one ansible.builtin.set_fact task
   - argspec:       one ansible.builtin.validate_argument_spec task: what Ansible itself runs first on every host
                    for a role with meta/argument_specs.yml (the floor of any such role)
+  - role-floor:    a role whose one task is that set_fact: what any role costs beyond its tasks (Ansible's own
+                   end-of-role step, meta role_complete, on every host); the floor of a role with one task per host
   - reserve:       one netpool.ipam.reservation task per host on a fresh store (N allocations, N commits)
   - reserve-rerun: the same task again (N idempotent no-ops, the usual run)
   - role:          roles/reserve on a fresh store (one transaction for the play, in inventory order)
@@ -79,6 +81,7 @@ PLAYS = {
         provided_arguments:
           ipam_pool: bench
 """,
+    'role-floor': 'ROLE-FLOOR',
     'reserve': """
     - name: One reservation
       netpool.ipam.reservation:
@@ -106,9 +109,17 @@ ROLE = """- name: Bench
 """
 
 
+FLOOR_ROLE = """- name: One set_fact
+  ansible.builtin.set_fact:
+    address: 10.0.0.1
+"""
+
+
 def playbook(tasks):
     if tasks is None:
         return ROLE
+    if tasks == 'ROLE-FLOOR':
+        return '- name: Bench\n  hosts: all\n  gather_facts: false\n  roles:\n    - role: floor\n'
     if not tasks:
         return '- name: Bench\n  hosts: all\n  gather_facts: false\n  tasks: []\n'
     return '- name: Bench\n  hosts: all\n  gather_facts: false\n  tasks:\n' + tasks
@@ -148,6 +159,9 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
     try:
         with open(os.path.join(work, 'inventory.yml'), 'w') as f:
             f.write(unreachable_hosts(hosts))
+        os.makedirs(os.path.join(work, 'roles', 'floor', 'tasks'))
+        with open(os.path.join(work, 'roles', 'floor', 'tasks', 'main.yml'), 'w') as f:
+            f.write(FLOOR_ROLE)
         for name, tasks in PLAYS.items():
             with open(os.path.join(work, name + '.yml'), 'w') as f:
                 f.write(playbook(tasks))
@@ -160,7 +174,7 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
         if before:
             pairs.append(('role-before', 'role-before-rerun'))
         pairs = [pair for pair in pairs if pair[0] not in skip]
-        names = ('empty', 'set_fact', 'argspec') + sum(pairs, ())
+        names = ('empty', 'set_fact', 'argspec', 'role-floor') + sum(pairs, ())
         times = dict((k, []) for k in names)
         ordered = True
         for _round in range(rounds):
@@ -173,6 +187,7 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
                         times['empty'].append(timed(playbook_cmd + ['empty.yml'], work, env, 'empty'))
                         times['set_fact'].append(timed(playbook_cmd + ['set_fact.yml'], work, env, 'set_fact'))
                         times['argspec'].append(timed(playbook_cmd + ['argspec.yml'], work, env, 'argspec'))
+                        times['role-floor'].append(timed(playbook_cmd + ['role-floor.yml'], work, env, 'role-floor'))
                     play = 'role.yml' if first.startswith('role') else first + '.yml'
                     if first == 'role-before':
                         env = before_environment(before, ANSIBLE_FORKS=str(forks), NETPOOL_IPAM_STORE=spec)
@@ -194,8 +209,10 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
             task = (median[name] - median['empty']) / (median['set_fact'] - median['empty'])
             print('%-14s ratio to set_fact: whole run %.2f, task only %.2f' % (name, ratios[name], task))
         print('role addresses in inventory order: %s' % ('yes' if ordered else 'NO'))
+        print('CPU RESULT %d hosts: %s (CPU ratio to set_fact)' % (hosts, ', '.join(
+            '%s %.2f' % (name, cpu[name] / cpu['set_fact']) for name in names[2:])))
         print('RESULT %d hosts: %s' % (hosts, ', '.join(
-            '%s %.2f' % (name, ratios[name]) for name in names[3:] if not name.endswith('rerun'))
+            '%s %.2f' % (name, ratios[name]) for name in names[4:] if not name.endswith('rerun'))
             + ' (whole-run ratio to set_fact; targets: reserve <= 1.5, role <= 1.1)'))
         sys.stdout.flush()
         return ordered

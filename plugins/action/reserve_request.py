@@ -53,8 +53,12 @@ class ActionModule(ActionBase):
         values = dict((name, task_vars[name]) for name in _reserve.SPEC if name in task_vars)
         if values.get('ipam_owner') == OWNER and is_trusted_as_template(values['ipam_owner']):
             values['ipam_owner'] = host     # the default, without a template to compile in each worker
-        # every role variable the host has, templated in one pass: an omitted one is left out
-        values = self._templar.template(values)
+        # every role variable the host has that may be a template, templated in one pass: an omitted one is left
+        # out; a plain value is kept as it is
+        maybe = dict((name, value) for name, value in values.items() if not self._plain(value))
+        if maybe:
+            values = dict((name, value) for name, value in values.items() if name not in maybe)
+            values.update(self._templar.template(maybe))
         errors = _reserve.validate(values)
         if errors:
             result.update(failed=True, msg=errors)
@@ -92,6 +96,15 @@ class ActionModule(ActionBase):
         self.register_host_variables(_reserve.fact_values(state), VariableLayer.EPHEMERAL_FACT)
         result['changed'] = False
         return result
+
+    def _plain(self, value):
+        """A value that templating would leave as it is: a number, a boolean, a string with no template in it, an
+        empty dict."""
+        if isinstance(value, (bool, int, float)):
+            return True
+        if isinstance(value, str):
+            return not self._templar.is_possibly_template(value)
+        return isinstance(value, dict) and not value
 
     def _register(self, result, name, value, changed):
         """``value`` registered as ``name``: by the task's ``register`` (ansible-core before 2.21), else here."""

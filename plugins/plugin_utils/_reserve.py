@@ -134,7 +134,8 @@ def role_names():
             path = os.path.join(roles, role, 'meta', 'argument_specs.yml')
             if os.path.exists(path):
                 with open(path) as f:
-                    specs = (yaml.safe_load(f) or {}).get('argument_specs') or {}
+                    specs = (yaml.load(f, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader)) or {}).get(
+                        'argument_specs') or {}
                 for entry in specs.values():
                     names.update((entry or {}).get('options') or {})
     except (OSError, ImportError, AttributeError):  # pragma: no cover - the role still runs, without the hint
