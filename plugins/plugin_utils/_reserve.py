@@ -51,16 +51,16 @@ REQUEST = (('ipam_state', 'state'), ('ipam_owner', 'owner'), ('ipam_pool', 'pool
            ('ipam_force', 'force'), ('ipam_reassign', 'reassign'), ('ipam_store', 'store'),
            ('ipam_store_token', 'store_token'), ('ipam_store_timeout', 'timeout'), ('ipam_namespace', 'namespace'))
 STORE = ('store', 'store_token', 'timeout', 'namespace', 'validate_certs')
-# The facts the role sets, each a field of the host's entry in the index (see ``facts``).
-# Each reads the host's entry with defaults at every step: a host the role has not reserved for has none.
-_RESERVATION = '(%(state)s.hosts[inventory_hostname].reservation | default(none) or {})'
+# The facts the role sets, each a field of the host's entry in the index (see ``facts``), read with a default: a
+# host the role has not reserved for has no entry. One short template each: reading a fact compiles it.
+ADDRESS_FIELDS = ('address', 'cidr', 'gateway', 'prefix_length', 'netmask')
 FACTS = dict(
     [('ipam_reservation', '{{ %(state)s.hosts[inventory_hostname].reservation | default(none) }}'),
      ('ipam_released', '{{ %(state)s.hosts[inventory_hostname].released | default([]) }}'),
      ('ipam_reservations', '{{ %(state)s.hosts[inventory_hostname].reservations | default({}) }}'),
-     ('ipam_dns', '{{ %s.dns | default([]) }}' % _RESERVATION)]
-    + [('ipam_' + field, '{{ %s.%s | default(none) }}' % (_RESERVATION, field))
-       for field in ('address', 'cidr', 'gateway', 'prefix_length', 'netmask')])
+     ('ipam_dns', '{{ %(state)s.hosts[inventory_hostname].dns | default([]) }}')]
+    + [('ipam_' + field, '{{ %%(state)s.hosts[inventory_hostname].%s | default(none) }}' % field)
+       for field in ADDRESS_FIELDS])
 
 
 def _spec():
@@ -413,6 +413,9 @@ def facts(results, the_plan=None, previous=None, check=False):
                 lines.append((host, 'released %s' % (', '.join(r.get('address', '?') for r in mine) or 'nothing')))
             if entry.get('changed'):
                 changed.append(host)
+            held = entry.get('reservation') or {}
+            entry.update((field, held.get(field)) for field in ADDRESS_FIELDS)
+            entry['dns'] = held.get('dns', [])
             hosts[host] = entry
     width = max([len(line[0]) for line in lines] + [7])
     table = ['%-*s %s' % (width, host, what) for host, what in lines]
