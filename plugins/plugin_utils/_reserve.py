@@ -413,9 +413,9 @@ def facts(results, the_plan=None, previous=None, check=False):
                 lines.append((host, 'released %s' % (', '.join(r.get('address', '?') for r in mine) or 'nothing')))
             if entry.get('changed'):
                 changed.append(host)
-            held = entry.get('reservation') or {}
-            entry.update((field, held.get(field)) for field in ADDRESS_FIELDS)
-            entry['dns'] = held.get('dns', [])
+            got = entry.get('reservation') or {}
+            entry.update((field, got.get(field)) for field in ADDRESS_FIELDS)
+            entry['dns'] = got.get('dns', [])
             hosts[host] = entry
     width = max([len(line[0]) for line in lines] + [7])
     table = ['%-*s %s' % (width, host, what) for host, what in lines]

@@ -107,3 +107,14 @@ def test_changes_reads_what_the_play_holds_once_and_a_host_of_another_scope_read
     # a store that cannot be read changes nothing here: the reservation task says what is wrong
     unread = _reserve.read_held(dict(a, store='postgresql://127.0.0.1:1/none', timeout=1), ['a'])
     assert unread.get('unread') and _reserve.changes(dict(a, store='postgresql://127.0.0.1:1/none'), unread) is False
+
+
+def test_facts_give_each_host_of_a_group_its_own_address_fields():
+    plan = _reserve.plan([{'host': 'a', 'pool': 'web'}, {'host': 'b', 'pool': 'web'}])
+    held = [{'owner': owner, 'pool': 'web', 'key': 'default', 'address': address, 'cidr': address + '/24',
+             'gateway': '10.0.0.254', 'prefix_length': 24, 'netmask': '255.255.255.0', 'dns': ['10.0.0.53']}
+            for owner, address in (('a', '10.0.0.1'), ('b', '10.0.0.2'))]
+    state = _reserve.facts({'results': [{'reservations': held, 'diff': {'before': {'reservations': [{}, {}]}}}]}, plan)
+    assert [(state['hosts'][h]['address'], state['hosts'][h]['cidr'], state['hosts'][h]['dns']) for h in 'ab'] == [
+        ('10.0.0.1', '10.0.0.1/24', ['10.0.0.53']), ('10.0.0.2', '10.0.0.2/24', ['10.0.0.53'])]
+    assert state['changed'] == ['a', 'b']
