@@ -17,6 +17,7 @@ nothing connects), forks 10:
   - reserve-rerun: the same task again (N idempotent no-ops, the usual run)
   - role:          roles/reserve on a fresh store (one transaction for the play, in inventory order)
   - role-rerun:    the role again
+  - role-read:     the role again, then one task run once that reads ipam_address of every host (hostvars)
   - role-before, role-before-rerun: the same two plays with the collection of another checkout (--before, e.g.
                    main), in the same rounds, for a before-figure measured in the same run
 Each round runs each playbook once; the median over the rounds is reported (wall seconds, and CPU seconds: user +
@@ -24,7 +25,7 @@ sys of ansible-playbook and its workers, which the load of a shared machine hard
   whole run  = X / set_fact (each run's wall clock)
   task only  = (X - empty) / (set_fact - empty)
 Targets: reserve's whole-run ratio <= 1.5; the role's <= 1.1 (issue 14). The role's addresses are checked
-to follow the inventory order.
+to follow the inventory order, from what the store holds after each first run (an untimed play).
 
     .venv/bin/python bench/task_overhead.py [--hosts 200 [1000]] [--forks 10] [--rounds 3] [--store sqlite|postgresql]
     .venv/bin/python bench/task_overhead.py --tree /tmp/netpool-main ...    # the same plays on another checkout
@@ -98,14 +99,34 @@ ROLE = """- name: Bench
     - role: netpool.ipam.reserve
       vars:
         ipam_pool: bench
-  post_tasks:
-    - name: Write down the addresses in inventory order
+"""
+
+# the role, then a task that reads the address fact of every host (hostvars), as a template writing a file of
+# every host's address would
+READ = ROLE + """  post_tasks:
+    - name: Read the address of every host
       ansible.builtin.copy:
         content: "{{ ansible_play_hosts_all | map('extract', hostvars, 'ipam_address') | to_json }}"
-        dest: role-addresses.json
+        dest: role-read.json
         mode: '0600'
       delegate_to: localhost
       run_once: true
+"""
+
+# not timed: what the store holds after a run of the role, owner -> address
+ORDER = """- name: Order
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Read the pool
+      netpool.ipam.info:
+        pool: bench
+      register: order_info
+    - name: Write down who holds what
+      ansible.builtin.copy:
+        content: "{{ order_info.reservations | items2dict(key_name='owner', value_name='address') | to_json }}"
+        dest: role-addresses.json
+        mode: '0600'
 """
 
 
@@ -126,10 +147,11 @@ def playbook(tasks):
 
 
 def in_order(path):
-    """True if the addresses written by the role's play rise with the inventory order."""
+    """True if the addresses the store holds rise with the inventory order (host0000, host0001...)."""
     import json
     with open(path) as f:
-        addresses = json.load(f)
+        held = json.load(f)
+    addresses = [held[host] for host in sorted(held)]
     numbers = [tuple(int(part) for part in a.split('.')) for a in addresses]
     return len(set(numbers)) == len(numbers) and numbers == sorted(numbers)
 
@@ -162,6 +184,9 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
         os.makedirs(os.path.join(work, 'roles', 'floor', 'tasks'))
         with open(os.path.join(work, 'roles', 'floor', 'tasks', 'main.yml'), 'w') as f:
             f.write(FLOOR_ROLE)
+        for name, text in (('role-read', READ), ('order', ORDER)):
+            with open(os.path.join(work, name + '.yml'), 'w') as f:
+                f.write(text)
         for name, tasks in PLAYS.items():
             with open(os.path.join(work, name + '.yml'), 'w') as f:
                 f.write(playbook(tasks))
@@ -174,7 +199,8 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
         if before:
             pairs.append(('role-before', 'role-before-rerun'))
         pairs = [pair for pair in pairs if pair[0] not in skip]
-        names = ('empty', 'set_fact', 'argspec', 'role-floor') + sum(pairs, ())
+        names = ('empty', 'set_fact', 'argspec', 'role-floor') + sum(pairs, ()) + tuple(
+            first + '-read' for first, _again in pairs if first.startswith('role'))
         times = dict((k, []) for k in names)
         ordered = True
         for _round in range(rounds):
@@ -194,6 +220,9 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
                     times[first].append(timed(playbook_cmd + [play], work, env, first))
                     times[again].append(timed(playbook_cmd + [play], work, env, again))
                     if first.startswith('role'):
+                        times[first + '-read'].append(timed(playbook_cmd + ['role-read.yml'], work, env,
+                                                            first + '-read'))
+                        timed(playbook_cmd + ['order.yml'], work, env)
                         ordered = ordered and in_order(os.path.join(work, 'role-addresses.json'))
                 finally:
                     drop()
