@@ -71,7 +71,7 @@ class ActionModule(ActionBase):
             return self._batch(result, task_vars)
         if self._task.args.get('held'):
             # run once, first: what the owners of the play hold where the first host's request reserves
-            owners = [name for name in task_vars.get('ansible_play_batch') or [host]]
+            owners = list(task_vars.get('ansible_play_batch') or [host])
             return self._register(result, '__reserve_held', _reserve.read_held(request, owners), changed=False)
         facts = _reserve.mac_facts(task_vars.get('ansible_facts'), request.get('key'))
         request['facts'] = self._templar.template(facts) if facts else {}

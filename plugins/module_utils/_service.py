@@ -467,7 +467,7 @@ class Service(object):
         with self.store.transaction(write=False):
             now = self._stamp()
             if pool is not None and key is not None:
-                found = [r for r in self.store.get_reservations(namespace, pool, owners, key).values()]
+                found = list(self.store.get_reservations(namespace, pool, owners, key).values())
             else:
                 found = [r for owner in owners for r in self.store.find_reservations(namespace, pool, owner, key)]
             held = dict((owner, []) for owner in owners)
