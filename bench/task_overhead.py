@@ -11,10 +11,13 @@ nothing connects), forks 10:
   - set_fact:      one ansible.builtin.set_fact task
   - argspec:       one ansible.builtin.validate_argument_spec task: what Ansible itself runs first on every host
                    for a role with meta/argument_specs.yml (the floor of any such role)
+  - role-floor:    a role whose one task is that set_fact: what any role costs beyond its tasks (Ansible's own
+                   end-of-role step, meta role_complete, on every host); the floor of a role with one task per host
   - reserve:       one netpool.ipam.reservation task per host on a fresh store (N allocations, N commits)
   - reserve-rerun: the same task again (N idempotent no-ops, the usual run)
   - role:          roles/reserve on a fresh store (one transaction for the play, in inventory order)
   - role-rerun:    the role again
+  - role-read:     the role again, then one task run once that reads ipam_address of every host (hostvars)
   - role-before, role-before-rerun: the same two plays with the collection of another checkout (--before, e.g.
                    main), in the same rounds, for a before-figure measured in the same run
 Each round runs each playbook once; the median over the rounds is reported (wall seconds, and CPU seconds: user +
@@ -22,7 +25,7 @@ sys of ansible-playbook and its workers, which the load of a shared machine hard
   whole run  = X / set_fact (each run's wall clock)
   task only  = (X - empty) / (set_fact - empty)
 Targets: reserve's whole-run ratio <= 1.5; the role's <= 1.1 (issue 14). The role's addresses are checked
-to follow the inventory order.
+to follow the inventory order, from what the store holds after each first run (an untimed play).
 
     .venv/bin/python bench/task_overhead.py [--hosts 200 [1000]] [--forks 10] [--rounds 3] [--store sqlite|postgresql]
     .venv/bin/python bench/task_overhead.py --tree /tmp/netpool-main ...    # the same plays on another checkout
@@ -79,6 +82,7 @@ PLAYS = {
         provided_arguments:
           ipam_pool: bench
 """,
+    'role-floor': 'ROLE-FLOOR',
     'reserve': """
     - name: One reservation
       netpool.ipam.reservation:
@@ -95,30 +99,59 @@ ROLE = """- name: Bench
     - role: netpool.ipam.reserve
       vars:
         ipam_pool: bench
-  post_tasks:
-    - name: Write down the addresses in inventory order
+"""
+
+# the role, then a task that reads the address fact of every host (hostvars), as a template writing a file of
+# every host's address would
+READ = ROLE + """  post_tasks:
+    - name: Read the address of every host
       ansible.builtin.copy:
         content: "{{ ansible_play_hosts_all | map('extract', hostvars, 'ipam_address') | to_json }}"
-        dest: role-addresses.json
+        dest: role-read.json
         mode: '0600'
       delegate_to: localhost
       run_once: true
+"""
+
+# not timed: what the store holds after a run of the role, owner -> address
+ORDER = """- name: Order
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Read the pool
+      netpool.ipam.info:
+        pool: bench
+      register: order_info
+    - name: Write down who holds what
+      ansible.builtin.copy:
+        content: "{{ order_info.reservations | items2dict(key_name='owner', value_name='address') | to_json }}"
+        dest: role-addresses.json
+        mode: '0600'
+"""
+
+
+FLOOR_ROLE = """- name: One set_fact
+  ansible.builtin.set_fact:
+    address: 10.0.0.1
 """
 
 
 def playbook(tasks):
     if tasks is None:
         return ROLE
+    if tasks == 'ROLE-FLOOR':
+        return '- name: Bench\n  hosts: all\n  gather_facts: false\n  roles:\n    - role: floor\n'
     if not tasks:
         return '- name: Bench\n  hosts: all\n  gather_facts: false\n  tasks: []\n'
     return '- name: Bench\n  hosts: all\n  gather_facts: false\n  tasks:\n' + tasks
 
 
 def in_order(path):
-    """True if the addresses written by the role's play rise with the inventory order."""
+    """True if the addresses the store holds rise with the inventory order (host0000, host0001...)."""
     import json
     with open(path) as f:
-        addresses = json.load(f)
+        held = json.load(f)
+    addresses = [held[host] for host in sorted(held)]
     numbers = [tuple(int(part) for part in a.split('.')) for a in addresses]
     return len(set(numbers)) == len(numbers) and numbers == sorted(numbers)
 
@@ -148,6 +181,12 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
     try:
         with open(os.path.join(work, 'inventory.yml'), 'w') as f:
             f.write(unreachable_hosts(hosts))
+        os.makedirs(os.path.join(work, 'roles', 'floor', 'tasks'))
+        with open(os.path.join(work, 'roles', 'floor', 'tasks', 'main.yml'), 'w') as f:
+            f.write(FLOOR_ROLE)
+        for name, text in (('role-read', READ), ('order', ORDER)):
+            with open(os.path.join(work, name + '.yml'), 'w') as f:
+                f.write(text)
         for name, tasks in PLAYS.items():
             with open(os.path.join(work, name + '.yml'), 'w') as f:
                 f.write(playbook(tasks))
@@ -160,7 +199,8 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
         if before:
             pairs.append(('role-before', 'role-before-rerun'))
         pairs = [pair for pair in pairs if pair[0] not in skip]
-        names = ('empty', 'set_fact', 'argspec') + sum(pairs, ())
+        names = ('empty', 'set_fact', 'argspec', 'role-floor') + sum(pairs, ()) + tuple(
+            first + '-read' for first, _again in pairs if first.startswith('role'))
         times = dict((k, []) for k in names)
         ordered = True
         for _round in range(rounds):
@@ -173,12 +213,16 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
                         times['empty'].append(timed(playbook_cmd + ['empty.yml'], work, env, 'empty'))
                         times['set_fact'].append(timed(playbook_cmd + ['set_fact.yml'], work, env, 'set_fact'))
                         times['argspec'].append(timed(playbook_cmd + ['argspec.yml'], work, env, 'argspec'))
+                        times['role-floor'].append(timed(playbook_cmd + ['role-floor.yml'], work, env, 'role-floor'))
                     play = 'role.yml' if first.startswith('role') else first + '.yml'
                     if first == 'role-before':
                         env = before_environment(before, ANSIBLE_FORKS=str(forks), NETPOOL_IPAM_STORE=spec)
                     times[first].append(timed(playbook_cmd + [play], work, env, first))
                     times[again].append(timed(playbook_cmd + [play], work, env, again))
                     if first.startswith('role'):
+                        times[first + '-read'].append(timed(playbook_cmd + ['role-read.yml'], work, env,
+                                                            first + '-read'))
+                        timed(playbook_cmd + ['order.yml'], work, env)
                         ordered = ordered and in_order(os.path.join(work, 'role-addresses.json'))
                 finally:
                     drop()
@@ -194,8 +238,10 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
             task = (median[name] - median['empty']) / (median['set_fact'] - median['empty'])
             print('%-14s ratio to set_fact: whole run %.2f, task only %.2f' % (name, ratios[name], task))
         print('role addresses in inventory order: %s' % ('yes' if ordered else 'NO'))
+        print('CPU RESULT %d hosts: %s (CPU ratio to set_fact)' % (hosts, ', '.join(
+            '%s %.2f' % (name, cpu[name] / cpu['set_fact']) for name in names[2:])))
         print('RESULT %d hosts: %s' % (hosts, ', '.join(
-            '%s %.2f' % (name, ratios[name]) for name in names[3:] if not name.endswith('rerun'))
+            '%s %.2f' % (name, ratios[name]) for name in names[4:] if not name.endswith('rerun'))
             + ' (whole-run ratio to set_fact; targets: reserve <= 1.5, role <= 1.1)'))
         sys.stdout.flush()
         return ordered

@@ -7,15 +7,38 @@
 The one task of the role run on every host: the host's request, its role variables as they are for that host
 (inventory, group, play vars, role parameters, role defaults: the task's variables), templated in one pass (an
 omitted variable is left out) and checked against the role's documented variables (``argument_specs.reserve`` of
-roles/reserve/meta/argument_specs.yml, read once by the controller process before it forks the workers), as
-Ansible's own ``validate_argument_spec`` would check them.
+roles/reserve/meta/argument_specs.yml), as Ansible's own ``validate_argument_spec`` would check them; and whether
+the host's address changes (``changed``), from what its owner holds now. With ``held``, run once first: what the
+owners of the play hold in the scope of the first host's request, read once for every host.
+
+It costs a host what a bare ``ansible.builtin.set_fact`` does (issue 25): what a forked worker would do again for
+every host is done once here, in the controller process, when Ansible loads this plugin before it forks the workers
+(the store modules, the template lexer); a host's variables that are no template are not templated; the request is
+registered with ``register_host_variables`` where ansible-core has it (2.21: ``register`` would compile a template
+expression in every worker); nothing is read from the store for a host that the first task's read covers.
 """
 
 from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
+from ansible.template import Templar, is_trusted_as_template, trust_as_template
+from ansible.utils.display import Display
 
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import preload
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _reserve
+
+try:  # ansible-core 2.21 and later
+    from ansible.plugins.action import VariableLayer
+except ImportError:  # the role's task registers the result instead (roles/reserve/tasks/request_registered.yml)
+    VariableLayer = None
+
+display = Display()
+preload('sqlite', 'json')
+# Ansible makes the lexer of its templates when it first needs one: here, in the controller, once for every worker
+Templar().template(trust_as_template('{{ 0 }}'))
+
+#: the role's default of ipam_owner (roles/reserve/defaults/main.yml), which every host has unless it is set
+OWNER = '{{ inventory_hostname }}'
 
 
 class ActionModule(ActionBase):
@@ -26,14 +49,68 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         task_vars = task_vars or {}
-        # every role variable the host has, templated in one pass: an omitted one is left out
-        values = self._templar.template(dict((name, task_vars[name]) for name in _reserve.SPEC if name in task_vars))
+        host = task_vars.get('inventory_hostname')
+        values = dict((name, task_vars[name]) for name in _reserve.SPEC if name in task_vars)
+        if values.get('ipam_owner') == OWNER and is_trusted_as_template(values['ipam_owner']):
+            values['ipam_owner'] = host     # the default, without a template to compile in each worker
+        # every role variable the host has that may be a template, templated in one pass: an omitted one is left
+        # out; a plain value is kept as it is
+        maybe = dict((name, value) for name, value in values.items() if not self._plain(value))
+        if maybe:
+            values = dict((name, value) for name, value in values.items() if name not in maybe)
+            values.update(self._templar.template(maybe))
         errors = _reserve.validate(values)
         if errors:
             result.update(failed=True, msg=errors)
             return result
         request = dict((field, values[name]) for name, field in _reserve.REQUEST if name in values)
-        request['host'] = task_vars.get('inventory_hostname')
-        request['facts'] = self._templar.template(_reserve.mac_facts(task_vars.get('ansible_facts'), request.get('key')))
-        result.update(changed=False, request=request)
+        request['host'] = host
+        # the store settings that no role variable gives: module_defaults for group/netpool.ipam.all (the args)
+        request.update(_reserve.settings(request, self._task.args))
+        if self._task.args.get('batch'):
+            return self._batch(result, task_vars)
+        if self._task.args.get('held'):
+            # run once, first: what the owners of the play hold where the first host's request reserves
+            owners = list(task_vars.get('ansible_play_batch') or [host])
+            return self._register(result, '__reserve_held', _reserve.read_held(request, owners), changed=False)
+        facts = _reserve.mac_facts(task_vars.get('ansible_facts'), request.get('key'))
+        request['facts'] = self._templar.template(facts) if facts else {}
+        changed = _reserve.changes(request, task_vars.get('__reserve_held'))
+        return self._register(result, '__reserve_request', {'request': request}, changed=changed)
+
+    def _batch(self, result, task_vars):
+        """Run once, after every host's request: the batch reserved (``_reserve.batch``), its index and the
+        role's facts set on every host of the play (register_host_variables), or registered for a set_fact."""
+        for name, nearest in _reserve.misspelled([name for name in task_vars if name.startswith('ipam_')]):
+            display.warning('netpool.ipam.reserve: the variable %s is not one the role reads: did you mean %s?'
+                            % (name, nearest))
+        hostvars, batch = task_vars.get('hostvars') or {}, set(task_vars.get('ansible_play_batch') or ())
+        requests = []
+        for host in task_vars.get('ansible_play_hosts_all') or ():
+            registered = hostvars[host].get('__reserve_request') if host in batch else None
+            if registered and 'request' in registered:
+                requests.append(self._templar.template(registered['request']))
+        state = _reserve.batch(requests, task_vars.get(_reserve.STATE), check=bool(self._task.check_mode))
+        if self._task.register or VariableLayer is None:
+            return self._register(result, '__reserve_batch', {'state': state}, changed=False)
+        self.register_host_variables(_reserve.fact_values(state), VariableLayer.EPHEMERAL_FACT)
+        result['changed'] = False
+        return result
+
+    def _plain(self, value):
+        """A value that templating would leave as it is: a number, a boolean, a string with no template in it, an
+        empty dict."""
+        if isinstance(value, (bool, int, float)):
+            return True
+        if isinstance(value, str):
+            return not self._templar.is_possibly_template(value)
+        return isinstance(value, dict) and not value
+
+    def _register(self, result, name, value, changed):
+        """``value`` registered as ``name``: by the task's ``register`` (ansible-core before 2.21), else here."""
+        result['changed'] = changed
+        if self._task.register or VariableLayer is None:
+            result.update(value)
+        else:
+            self.register_host_variables({name: value}, VariableLayer.REGISTER_VARS)
         return result

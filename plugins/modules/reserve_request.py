@@ -8,19 +8,36 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: reserve_request
-short_description: The request of one host to the reserve role (internal to the role)
+short_description: The request of one host to the reserve role, and the role's batch (internal to the role)
 version_added: 1.0.0
 description:
-  - Used by role C(netpool.ipam.reserve), on every host of the play. Its output may change with the role.
-  - Returns the host's request - the role's variables (C(ipam_pool), C(ipam_key)...) as they are for the host,
-    from any level (inventory, group, play, role parameters, role defaults) - for the role's run-once tasks. An
-    omitted variable is left out. Takes no options and changes nothing.
-  - The work is done by the action plugin, on the controller; this module only documents it.
+  - Used by role C(netpool.ipam.reserve) (its C(tasks/request.yml)). Its options and output may change with the role.
+  - On every host, returns the host's request - the role's variables (C(ipam_pool), C(ipam_key)...) as they are for
+    the host, from any level (inventory, group, play, role parameters, role defaults) - for the role's tasks run
+    once; an omitted variable is left out. It is C(changed) when the host's address changes (a new reservation, a
+    move to another static address, a release), from what its owner holds now.
+  - With O(held), run once before, it reads what the owners of the play hold where the first host's request reserves,
+    once for every host. With O(batch), run once after, it checks and groups the requests, makes one call of
+    M(netpool.ipam.reservation) per group, and sets the index of what each host got and the role's facts.
+  - The work is done by the action plugin, on the controller; this module only documents it. It is in the action
+    group C(group/netpool.ipam.all), so that the store settings of C(module_defaults) reach it; the role's
+    variables win over them.
 author:
   - netpool.ipam engineers (@netpool)
+extends_documentation_fragment:
+  - netpool.ipam.store
+options:
+  held:
+    description: Read what the owners of the play hold (run once, before the requests).
+    type: bool
+    default: false
+  batch:
+    description: Reserve for the requests of the play and set the facts (run once, after the requests).
+    type: bool
+    default: false
 attributes:
   check_mode:
-    description: Reads variables only; it behaves the same in check mode.
+    description: The request reads variables and the store only; the batch predicts, as M(netpool.ipam.reservation).
     support: full
   diff_mode:
     description: Has no diff to return.
@@ -34,23 +51,27 @@ notes:
 """
 
 EXAMPLES = r"""
-# see roles/reserve/tasks/main.yml
+# see roles/reserve/tasks/request.yml
 """
 
 RETURN = r"""
 request:
-  description: The host's request (C(host), C(state), C(owner), C(pool), C(key)... and the gathered facts that
-    name its MAC).
-  returned: always
+  description: The host's request (C(host), C(state), C(owner), C(pool), C(key), the store settings... and the
+    gathered facts that name its MAC), registered as C(__reserve_request).
+  returned: on ansible-core 2.19 and 2.20, without O(held) or O(batch)
   type: dict
 """
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_OPTIONS
+
 
 def main():
     # The action plugin does the work, on the controller; the module itself is never sent to a host.
-    module = AnsibleModule(argument_spec={}, supports_check_mode=True)
+    argument_spec = dict(held=dict(type='bool', default=False), batch=dict(type='bool', default=False))
+    argument_spec.update(STORE_OPTIONS)
+    module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
     module.fail_json(msg='netpool.ipam.reserve_request runs on the controller (its action plugin), as part of '
                          'role netpool.ipam.reserve')
 

@@ -19,7 +19,6 @@ A relative store path is relative to the directory ``ansible-playbook`` /
 ``ansible-inventory`` was started from (the controller's working directory).
 """
 
-import importlib
 import os
 
 from ansible.errors import AnsibleActionFail, AnsibleError
@@ -30,15 +29,12 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamEr
 from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
 from ansible_collections.netpool.ipam.plugins.module_utils._options import MODULES, module_kwargs
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import preload
 
 # Ansible loads action and lookup plugins in the controller process and forks a worker per host and task:
 # what is imported here is imported once, not once per host. The store registry imports store modules
 # lazily; the local stores (standard library only) are imported now so that no worker pays for it.
-for _store in ('_sqlite', '_json'):
-    try:
-        importlib.import_module('ansible_collections.netpool.ipam.plugins.module_utils._stores.' + _store)
-    except ImportError:  # pragma: no cover - reported when the store is opened
-        pass
+preload('sqlite', 'json')
 
 
 def base_dir():
@@ -80,20 +76,24 @@ class IpamAction(ActionBase):
             result = super(IpamAction, self).run(tmp, task_vars)
         except AnsibleActionFail as e:    # async, which a controller-side task has no use for
             return {'failed': True, 'msg': str(e), 'error': 'invalid_argument'}
-        params, failed = validate(self.module, self._task.args)
-        if failed:
-            result.update(failed)
-            return result
-        try:
-            result.update(_runner.run(self.module, params, check=bool(self._task.check_mode),
-                                      diff=bool(self._task.diff), base_dir=base_dir()))
-        except IpamError as e:
-            result.update(_runner.failure(e, params, base_dir()))
-            result['failed'] = True
-        except Exception as e:  # pylint: disable=broad-except
-            result.update(_runner.unexpected(self.module, e, params, base_dir=base_dir()))
-            result['failed'] = True
+        result.update(run_task(self.module, self._task.args, bool(self._task.check_mode), bool(self._task.diff)))
         return result
+
+
+def run_task(name, args, check=False, diff=False):
+    """What a task of module ``name`` with ``args`` returns: its options validated, the service run, every
+    failure a failed result with the SPEC ``error`` code, secrets hidden."""
+    params, failed = validate(name, args)
+    if failed:
+        return failed
+    try:
+        return _runner.run(name, params, check=check, diff=diff, base_dir=base_dir())
+    except IpamError as e:
+        result = _runner.failure(e, params, base_dir())
+    except Exception as e:  # pylint: disable=broad-except
+        result = _runner.unexpected(name, e, params, base_dir=base_dir())
+    result['failed'] = True
+    return result
 
 
 class LookupIpamError(AnsibleError):

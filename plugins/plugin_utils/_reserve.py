@@ -2,20 +2,28 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What the reserve role does once for the play, in Python rather than in templates (issue 25).
+"""What the reserve role does, in Python rather than in templates (issue 25).
 
-This is a private module: it may change at any time. The role (roles/reserve/tasks/main.yml) runs:
+This is a private module: it may change at any time. The role (roles/reserve/tasks/request.yml) runs the action
+``netpool.ipam.reserve_request`` (plugins/action/reserve_request.py) three times:
 
-1. one ``netpool.ipam.reserve_request`` per host (plugins/action/reserve_request.py): the host's request, its role
-   variables as they are for that host (inventory, group, play vars, role parameters, defaults: ``REQUEST``),
-   templated by the plugin in one pass, registered (``register`` keeps it out of the fact cache);
-2. once for the play, ``plan``: the requests checked and grouped (one ``owners`` call of
-   netpool.ipam.reservation per state, pool, key, settings and store), in inventory order;
-3. once, the reservation task, one call per group (one transaction per store);
-4. once, ``ansible.builtin.set_fact`` of ``facts``: what each host got, indexed by host, and the role's facts
-   (``ipam_address``...) as templates that read that index for the host they are asked for (``fact``). A
-   run-once set_fact gives every host of the play the same value; a template evaluated where it is read gives
-   each host its own. ``trust_as_template`` (ansible-core's public templating API) marks them as templates.
+1. once, first (``held``): what the owners of the batch hold where the first host's request reserves
+   (``read_held``: ``Service.held``, one read for every owner);
+2. on every host, the one task of the role per host: the host's request, its role variables as they are for that
+   host (inventory, group, play vars, role parameters, defaults: ``REQUEST``) and the store settings of
+   ``module_defaults`` (``settings``), checked against the role's spec (``validate``), and whether the host's
+   address changes (``changes``: the request against what its owner holds, from step 1, or read for that host
+   alone when its store, namespace, pool or key differ): the task is ``changed`` on that host;
+3. once, after them (``batch``): the requests checked and grouped (``plan``: one ``owners`` call of
+   netpool.ipam.reservation per state, pool, key, settings and store, in inventory order), each group reserved
+   in one transaction (``_adapter.run_task``), and the index of what each host got (``facts``), set on every
+   host with the role's facts (``ipam_address``...) as templates that read that index for the host they are
+   read for (``fact``). A value set by a task run once is the same on every host; a template evaluated where it
+   is read gives each host its own. ``trust_as_template`` (ansible-core's public templating API) marks them as
+   templates.
+
+On ansible-core 2.21 and later the action registers what it returns itself (``register_host_variables``); on 2.19
+and 2.20 the tasks register it (tasks/request_registered.yml), and a set_fact sets the facts.
 """
 
 from __future__ import annotations
@@ -31,7 +39,9 @@ try:
 except ImportError:  # pragma: no cover - ansible-core before 2.19, which the collection does not support
     trust_as_template = None
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _runner, _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_TOKEN_ENV
+from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
 
 STATE = '__reserve_state'
 # (role variable, request field): what netpool.ipam.reserve_request reads from the host's variables.
@@ -40,22 +50,20 @@ REQUEST = (('ipam_state', 'state'), ('ipam_owner', 'owner'), ('ipam_pool', 'pool
            ('ipam_hostname', 'hostname'), ('ipam_metadata', 'metadata'), ('ipam_metadata_mac', 'metadata_mac'),
            ('ipam_force', 'force'), ('ipam_reassign', 'reassign'), ('ipam_store', 'store'),
            ('ipam_store_token', 'store_token'), ('ipam_store_timeout', 'timeout'), ('ipam_namespace', 'namespace'))
-STORE = ('store', 'store_token', 'timeout', 'namespace')
-# The facts the role sets, each a field of the host's entry in the index (see ``facts``).
-# Each reads the host's entry with defaults at every step: a host the role has not reserved for has none.
-_RESERVATION = '(%(state)s.hosts[inventory_hostname].reservation | default(none) or {})'
-# With ipam_family dual, the IPv6 reservation of the host (the IPv4 one is ipam_reservation).
-_RESERVATION6 = '(%(state)s.hosts[inventory_hostname].reservation6 | default(none) or {})'
+STORE = ('store', 'store_token', 'timeout', 'namespace', 'validate_certs')
+# The facts the role sets, each a field of the host's entry in the index (see ``facts``), read with a default: a
+# host the role has not reserved for has no entry. One short template each: reading a fact compiles it.
+ADDRESS_FIELDS = ('address', 'cidr', 'gateway', 'prefix_length', 'netmask')
+# With ipam_family dual, the fields of the IPv6 reservation (ipam_reservation6): ipam_address6, ipam_cidr6.
+ADDRESS6_FIELDS = ('address6', 'cidr6')
 FACTS = dict(
     [('ipam_reservation', '{{ %(state)s.hosts[inventory_hostname].reservation | default(none) }}'),
      ('ipam_reservation6', '{{ %(state)s.hosts[inventory_hostname].reservation6 | default(none) }}'),
-     ('ipam_address6', '{{ %s.address | default(none) }}' % _RESERVATION6),
-     ('ipam_cidr6', '{{ %s.cidr | default(none) }}' % _RESERVATION6),
      ('ipam_released', '{{ %(state)s.hosts[inventory_hostname].released | default([]) }}'),
      ('ipam_reservations', '{{ %(state)s.hosts[inventory_hostname].reservations | default({}) }}'),
-     ('ipam_dns', '{{ %s.dns | default([]) }}' % _RESERVATION)]
-    + [('ipam_' + field, '{{ %s.%s | default(none) }}' % (_RESERVATION, field))
-       for field in ('address', 'cidr', 'gateway', 'prefix_length', 'netmask')])
+     ('ipam_dns', '{{ %(state)s.hosts[inventory_hostname].dns | default([]) }}')]
+    + [('ipam_' + field, '{{ %%(state)s.hosts[inventory_hostname].%s | default(none) }}' % field)
+       for field in ADDRESS_FIELDS + ADDRESS6_FIELDS])
 
 
 def _spec():
@@ -71,12 +79,32 @@ def _spec():
 
 SPEC, _VALIDATOR = _spec()
 
+#: type of the spec -> the Python types a value of it already is: a value of such a type (and in the option's
+#: choices) is one the validator accepts as it is, without converting it
+_PLAIN = {'str': (str,), 'dict': (dict,), 'bool': (bool,), 'int': (int,)}
+#: whether every option of the spec is checked by its type and choices alone (no suboptions, no rule between
+#: options): then values that are already of their types need no validator run (``validate``)
+_PLAIN_SPEC = all(set(option) <= {'type', 'choices', 'default', 'description', 'no_log'}
+                  and option.get('type', 'str') in _PLAIN for option in SPEC.values())
+
+
+def _plain(name, value):
+    option = SPEC[name]
+    kind = option.get('type', 'str')
+    if not isinstance(value, _PLAIN[kind]) or (kind == 'int' and isinstance(value, bool)):
+        return False
+    return 'choices' not in option or value in option['choices']
+
 
 def validate(values):
     """The message of what is wrong with a host's role variables (``{name: value}``, templated), or ``''``.
 
     The check of Ansible's ``validate_argument_spec`` against the role's spec (types, choices), secrets hidden.
+    Values that are already of their option's type (and among its choices) pass as they are: the validator,
+    which costs a millisecond per host, runs only when one is not.
     """
+    if _PLAIN_SPEC and all(_plain(name, value) for name, value in values.items()):
+        return ''
     found = _VALIDATOR.validate(dict(values)).error_messages
     if not found:
         return ''
@@ -109,7 +137,8 @@ def role_names():
             path = os.path.join(roles, role, 'meta', 'argument_specs.yml')
             if os.path.exists(path):
                 with open(path) as f:
-                    specs = (yaml.safe_load(f) or {}).get('argument_specs') or {}
+                    specs = (yaml.load(f, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader)) or {}).get(
+                        'argument_specs') or {}
                 for entry in specs.values():
                     names.update((entry or {}).get('options') or {})
     except (OSError, ImportError, AttributeError):  # pragma: no cover - the role still runs, without the hint
@@ -128,6 +157,75 @@ def misspelled(names, known=None):
         if nearest:
             found.append((name, nearest[0]))
     return found
+
+
+def settings(request, defaults):
+    """The store settings of a request: each role variable that is set (``request``), else the entry of
+    ``defaults`` (the task's arguments: ``module_defaults`` for ``group/netpool.ipam.all``), else none (the
+    module's default)."""
+    return dict((name, request[name] if _set(request.get(name)) else defaults.get(name)) for name in STORE
+                if _set(request.get(name)) or _set(defaults.get(name)))
+
+
+def scope(request):
+    """What a request reads and writes: ``(store location, namespace, pool, key)``; pool and key are None when
+    not set (a release of every key, or of every pool)."""
+    present = (request.get('state') or 'present') != 'absent'
+    pool = request['pool'] if _set(request.get('pool')) else None
+    key = request['key'] if _set(request.get('key')) else ('default' if present else None)
+    return (_runner.store_location(request, os.getcwd()),
+            request['namespace'] if _set(request.get('namespace')) else 'default', pool, key)
+
+
+def owner(request):
+    return request['owner'] if _set(request.get('owner')) else request['host']
+
+
+def read_held(request, owners):
+    """What ``owners`` hold in the scope of ``request`` (``Service.held``, one read), as the role's first task
+    reads it for every host of the play: ``{'scope': [...], 'owners': {owner: [...]}}``; ``{'scope': [...],
+    'unread': True}`` when the store cannot be read (the reservation task then says why)."""
+    where = list(scope(request))
+    params = dict(request)
+    if not _set(params.get('store_token')):     # the reservation module's fallback
+        params['store_token'] = os.environ.get(STORE_TOKEN_ENV)
+    try:
+        held = _runner.with_service(params, os.getcwd(), lambda service: service.held(
+            list(owners), where[1], where[2], where[3]))
+    except Exception:  # pylint: disable=broad-except  # the reservation task reports what is wrong
+        return {'scope': where, 'unread': True}
+    return {'scope': where, 'owners': held}
+
+
+def changes(request, held_by_play):
+    """Whether the request changes its host's address (``moves``), from what the role's first task read
+    (``read_held``) when it read the same scope and this host's owner, else read now for this host alone."""
+    who = owner(request)
+    if held_by_play and held_by_play.get('scope') == list(scope(request)):
+        if held_by_play.get('unread'):
+            return False
+        if who in held_by_play['owners']:
+            return moves(request, held_by_play['owners'][who])
+    mine = read_held(request, [who])
+    return False if mine.get('unread') else moves(request, mine['owners'][who])
+
+
+def moves(request, held):
+    """Whether the request changes its host's address, from ``held``: what its owner holds now in the pool
+    (under the key; ``Service.held``). A reservation is made, moved to a static address or released: the
+    role marks the host ``changed``. A lease renewed or metadata updated is no change of address."""
+    if (request.get('state') or 'present') == 'absent':
+        return bool(held)
+    if not held or (request.get('family') == 'dual' and len(held) < 2):
+        return True     # with family dual, a host holding one family gets the other
+    if not _set(request.get('address')):
+        return False
+    try:
+        address = iv.parse_address(request['address'])
+        wanted = iv.to_str(address.version, int(address))
+    except ValueError:
+        return False    # the reservation says what is wrong with it
+    return all(r['address'] != wanted for r in held)
 
 
 def mac_facts(facts, key=None):
@@ -225,13 +323,24 @@ def plan(requests):
     return {'error': 'netpool.ipam.reserve: ' + ' '.join(errors) if errors else '', 'groups': result}
 
 
-def items(the_plan):
-    """The loop of the role's reservation task: the groups of ``plan``, or, when the requests are wrong, one item
-    that says so (``error``), which the task skips and ``facts`` turns into the failure that stops every host."""
+def batch(requests, previous=None, check=False):
+    """What the role does once for the batch (``reserve_request`` with ``batch``): the requests planned
+    (``plan``), each group reserved or released by one call of netpool.ipam.reservation (one transaction, as its
+    task would be, ``_adapter.run_task``), and the index of what each host got (``facts``)."""
+    the_plan = plan(requests)
     if the_plan['error']:
-        return [{'error': the_plan['error'], 'label': 'the requests are wrong', 'args': {}, 'defaults': {},
-                 'hosts': []}]
-    return the_plan['groups']
+        return facts({'results': []}, {'groups': [{'error': the_plan['error']}]}, previous, check)
+    results = [_adapter.run_task('reservation', dict(group['args'], **group['defaults']), check=check, diff=True)
+               for group in the_plan['groups']]
+    return facts({'results': results}, the_plan, previous, check)
+
+
+def fact_values(state):
+    """The role's facts, set on every host by one task run once: the index ``state`` and each fact as a
+    template that reads the entry of the host it is read for (``fact``)."""
+    values = dict((name, fact(name)) for name in FACTS)
+    values[STATE] = state
+    return values
 
 
 def _owner_message(group, failure):
@@ -250,10 +359,9 @@ def _owner_message(group, failure):
 
 
 def facts(results, the_plan=None, previous=None, check=False):
-    """The index of what each host got, from the registered loop of the reservation task.
-
-    ``the_plan`` is the plan of the calls; by default, the items of the registered loop (``items``): an item
-    with an ``error`` (the requests were wrong, nothing was reserved) is the failure that stops the play.
+    """The index of what each host got, from ``results``: ``{'results': [the result of each call]}``, in the order
+    of the groups of ``the_plan`` (the plan of the calls; by default, the ``item`` of each result). A group with
+    an ``error`` (the requests were wrong, nothing was reserved) is the failure that stops the play.
 
     ``{'hosts': {host: {'reservation', 'reservation6', 'released', 'reservations', 'changed'}}, 'fatal': message,
     'table': lines, 'changed': [hosts]}``; ``reservation6`` is the IPv6 reservation of ``ipam_family: dual`` (None
@@ -322,6 +430,11 @@ def facts(results, the_plan=None, previous=None, check=False):
                 lines.append((host, 'released %s' % (', '.join(r.get('address', '?') for r in mine) or 'nothing')))
             if entry.get('changed'):
                 changed.append(host)
+            got = entry.get('reservation') or {}
+            entry.update((field, got.get(field)) for field in ADDRESS_FIELDS)
+            got6 = entry.get('reservation6') or {}
+            entry.update((field, got6.get(field[:-1])) for field in ADDRESS6_FIELDS)
+            entry['dns'] = got.get('dns', [])
             hosts[host] = entry
     width = max([len(line[0]) for line in lines] + [7])
     table = ['%-*s %s' % (width, host, what) for host, what in lines]

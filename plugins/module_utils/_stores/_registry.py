@@ -43,6 +43,18 @@ def _class(module, name):
     return getattr(importlib.import_module(_PACKAGE + module), name)
 
 
+def preload(*kinds):
+    """Import the modules of these store kinds and of their free space now. Ansible loads action and lookup
+    plugins in the controller process and forks a worker per host and task: what a plugin preloads when it is
+    imported, no worker imports again. A store whose library is missing is reported when it is opened."""
+    for kind in kinds:
+        for module in ('_stores.' + STORES[kind][0], FREE_SPACE[kind][0]):
+            try:
+                importlib.import_module(_PACKAGE + module)
+            except ImportError:  # pragma: no cover - reported when the store is opened
+                pass
+
+
 DEFAULT_STORE = 'ipam.sqlite'
 
 #: the keywords of a libpq connection string (PostgreSQL 17's list)
@@ -77,9 +89,13 @@ def dsn_keywords(spec):
     return [word for word in words if word.lower() in LIBPQ_KEYWORDS]
 
 
+#: the scheme of a store URL (compiled once, in the controller, before Ansible forks its workers)
+_SCHEME = re.compile(r'^([a-z][a-z0-9+.-]*)://')
+
+
 def store_kind(spec):
     """The kind of store a ``store`` value names."""
-    scheme = re.match(r'^([a-z][a-z0-9+.-]*)://', spec)
+    scheme = _SCHEME.match(spec)
     if scheme:
         name = scheme.group(1)
         if name in ('postgresql', 'postgres'):

@@ -62,12 +62,11 @@ def test_misspelled_names_the_nearest_and_leaves_known_names_alone():
         ('ipam_stattic_address', 'ipam_static_address')]
 
 
-def test_wrong_requests_are_one_item_that_stops_every_host():
-    items = _reserve.items(_reserve.plan([{'host': 'a', 'state': 'present'}]))
-    assert len(items) == 1 and items[0]['error'].startswith('netpool.ipam.reserve: set ipam_pool')
-    # the reservation task skips it; its registered loop carries it to the facts
-    state = _reserve.facts({'results': [{'skipped': True, 'item': items[0]}]})
-    assert state['fatal'] == items[0]['error'] and state['hosts'] == {}
+def test_wrong_requests_stop_every_host_and_reserve_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    state = _reserve.batch([{'host': 'a', 'state': 'present'}])
+    assert state['fatal'].startswith('netpool.ipam.reserve: set ipam_pool') and state['hosts'] == {}
+    assert not (tmp_path / 'ipam.sqlite').exists()
 
 
 def test_validate_checks_the_role_spec_and_hides_secrets():
@@ -75,3 +74,47 @@ def test_validate_checks_the_role_spec_and_hides_secrets():
     msg = _reserve.validate({'ipam_state': 'bogus', 'ipam_store_token': 'tok-SECRET', 'ipam_store_timeout': 'tok-SECRET'})
     assert 'value of ipam_state must be one of: present, absent, got: bogus' in msg
     assert 'ipam_store_timeout' in msg and 'tok-SECRET' not in msg
+    # values already of their types pass without the validator; others are converted by it as Ansible would
+    assert _reserve.validate({'ipam_store_timeout': 60, 'ipam_force': True, 'ipam_metadata': {}}) == ''
+    assert _reserve.validate({'ipam_force': 'yes', 'ipam_store_timeout': '60'}) == ''
+    assert 'ipam_family must be one of' in _reserve.validate({'ipam_family': 'ipv5'})
+
+
+def test_moves_says_whether_the_address_of_the_host_changes():
+    held = [{'pool': 'web', 'key': 'default', 'address': '2001:db8::1'}]
+    assert _reserve.moves({'pool': 'web'}, []) is True
+    assert _reserve.moves({'pool': 'web'}, held) is False
+    assert _reserve.moves({'pool': 'web', 'address': '2001:db8:0::1'}, held) is False
+    assert _reserve.moves({'pool': 'web', 'address': '2001:db8::2'}, held) is True
+    assert _reserve.moves({'state': 'absent'}, held) is True
+    assert _reserve.moves({'state': 'absent', 'pool': 'web'}, []) is False
+
+
+def test_changes_reads_what_the_play_holds_once_and_a_host_of_another_scope_reads_its_own(tmp_path, monkeypatch):
+    from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
+    monkeypatch.chdir(tmp_path)
+    for pool, cidr in (('web', '10.70.0.0/24'), ('db', '10.71.0.0/24')):
+        assert not _adapter.run_task('pool', {'name': pool, 'cidr': cidr, 'store': 'ipam.sqlite'}).get('failed')
+    assert not _adapter.run_task('reservation', {'pool': 'web', 'owner': 'a', 'store': 'ipam.sqlite'}).get('failed')
+    a, b = ({'host': host, 'pool': 'web', 'store': 'ipam.sqlite'} for host in 'ab')
+    held = _reserve.read_held(a, ['a', 'b'])
+    assert held['owners'] == {'a': [{'pool': 'web', 'key': 'default', 'address': '10.70.0.1'}], 'b': []}
+    assert _reserve.changes(a, held) is False and _reserve.changes(b, held) is True
+    # what the first task read is what this host's own read would say: another pool is read for the host alone
+    assert not _adapter.run_task('reservation', {'pool': 'db', 'owner': 'b', 'store': 'ipam.sqlite'}).get('failed')
+    assert _reserve.changes(dict(b, pool='db'), held) is False
+    assert _reserve.changes(dict(a, pool='db'), held) is True
+    # a store that cannot be read changes nothing here: the reservation task says what is wrong
+    unread = _reserve.read_held(dict(a, store='postgresql://127.0.0.1:1/none', timeout=1), ['a'])
+    assert unread.get('unread') and _reserve.changes(dict(a, store='postgresql://127.0.0.1:1/none'), unread) is False
+
+
+def test_facts_give_each_host_of_a_group_its_own_address_fields():
+    plan = _reserve.plan([{'host': 'a', 'pool': 'web'}, {'host': 'b', 'pool': 'web'}])
+    held = [{'owner': owner, 'pool': 'web', 'key': 'default', 'address': address, 'cidr': address + '/24',
+             'gateway': '10.0.0.254', 'prefix_length': 24, 'netmask': '255.255.255.0', 'dns': ['10.0.0.53']}
+            for owner, address in (('a', '10.0.0.1'), ('b', '10.0.0.2'))]
+    state = _reserve.facts({'results': [{'reservations': held, 'diff': {'before': {'reservations': [{}, {}]}}}]}, plan)
+    assert [(state['hosts'][h]['address'], state['hosts'][h]['cidr'], state['hosts'][h]['dns']) for h in 'ab'] == [
+        ('10.0.0.1', '10.0.0.1/24', ['10.0.0.53']), ('10.0.0.2', '10.0.0.2/24', ['10.0.0.53'])]
+    assert state['changed'] == ['a', 'b']

@@ -306,3 +306,47 @@ def test_reserve_role_with_family_dual_sets_both_and_the_templates_render_both(t
         found = conn.execute("SELECT owner, family, COUNT(*) FROM reservation GROUP BY owner, family "
                              "ORDER BY owner, family").fetchall()
     assert found == [('n1', 4, 1), ('n1', 6, 1), ('n2', 4, 1), ('n2', 6, 1)]
+
+
+CHANGED_PLAY = """
+- name: Declare the pool
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+      vars:
+        ipam_pools: [{name: p, cidr: 10.64.0.0/24}]
+
+- name: Reserve
+  hosts: nodes
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.reserve
+      vars:
+        ipam_pool: p
+        ipam_state: "{{ state | default('present') }}"
+        ipam_static_address: "{{ static if inventory_hostname == 'n2' and static is defined else omit }}"
+"""
+
+
+def changed_hosts(out):
+    """The hosts that PLAY RECAP counts changed, with how many changes."""
+    return dict((host, int(n)) for host, n in re.findall(r'^(n\d) +: ok=\d+ +changed=(\d+)', out, re.M) if n != '0')
+
+
+def test_reserve_role_marks_changed_the_hosts_whose_address_changed(tmp_path):
+    """Issue 25: PLAY RECAP counts a change on each host whose address is new, moved or released, once."""
+    env = dict(NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
+    code, out = playbook(tmp_path, CHANGED_PLAY, **env)
+    assert code == 0, out
+    assert changed_hosts(out) == {'n1': 1, 'n2': 1}, out
+    code, out = playbook(tmp_path, CHANGED_PLAY, **env)
+    assert code == 0 and changed_hosts(out) == {}, out
+    # a host added to the inventory: only it
+    (tmp_path / 'inventory.ini').write_text('localhost ansible_connection=local\n[nodes]\nn1\nn2\nn3\n')
+    code, out = playbook(tmp_path, CHANGED_PLAY, **env)
+    assert code == 0 and changed_hosts(out) == {'n3': 1}, out
+    # check mode says the same as the run it predicts: n2 moving to a static address, then its run
+    for args in (['--check'], []):
+        code, out = playbook(tmp_path, CHANGED_PLAY, '-e', 'static=10.64.0.200', *args, **env)
+        assert code == 0 and changed_hosts(out) == {'n2': 1}, out
