@@ -53,6 +53,9 @@ import tempfile
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import cpu_spent, netbox_cpu  # noqa: E402  pylint: disable=wrong-import-position
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.path.join(ROOT, '.venv-bench')
 BIN = os.path.join(VENV, 'bin')
@@ -188,51 +191,23 @@ def _inventory(count):
     return '\n'.join(lines) + '\n'
 
 
-def _server_cpu(server):
-    """{(kind, pid): CPU seconds (user + system) so far} of NetBox's gunicorn processes (its session) and of the
-    PostgreSQL backends serving NetBox's database (NetBox keeps its connections: CONN_MAX_AGE)."""
-    found, tick = {}, float(os.sysconf('SC_CLK_TCK'))
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
-        try:
-            with open('/proc/%s/stat' % entry) as f:
-                fields = f.read().rsplit(')', 1)[1].split()
-            with open('/proc/%s/cmdline' % entry, 'rb') as f:
-                command = f.read().decode(errors='replace')
-        except OSError:
-            continue
-        cpu = sum(int(n) for n in fields[11:15]) / tick      # utime stime cutime cstime
-        if int(fields[3]) == server['pid']:                 # the session gunicorn's master leads
-            found['netbox', entry] = cpu
-        elif command.startswith('postgres: ') and (' %s ' % server['database']) in command:
-            found['postgresql', entry] = cpu
-    return found
-
-
-def _spent(before, after, kind):
-    """CPU seconds the processes of ``kind`` spent between two ``_server_cpu`` readings (a process started
-    meanwhile, all of its own)."""
-    return sum(cpu - before.get(key, 0.0) for key, cpu in after.items() if key[0] == kind)
-
-
 def _play(work, env, name, extra, server=None):
     """Run one playbook: {'seconds', 'cpu' (ansible-playbook and its workers), 'netbox_cpu', 'postgresql_cpu',
     'changed' (its recap's count)}. Fails loudly if the playbook failed."""
     cmd = [os.path.join(BIN, 'ansible-playbook'), '-i', 'inventory.yml', '-e', '@' + extra, name + '.yml']
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    served = _server_cpu(server) if server else {}
+    served = netbox_cpu(server) if server else {}
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    spent = _server_cpu(server) if server else {}
+    spent = netbox_cpu(server) if server else {}
     out = proc.stdout.decode(errors='replace')
     if proc.returncode:
         sys.stderr.write(out[-6000:])
         raise SystemExit('%s failed (rc %d)' % (' '.join(cmd), proc.returncode))
     return {'seconds': elapsed, 'cpu': after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
-            'netbox_cpu': _spent(served, spent, 'netbox'), 'postgresql_cpu': _spent(served, spent, 'postgresql'),
+            'netbox_cpu': cpu_spent(served, spent, 'netbox'), 'postgresql_cpu': cpu_spent(served, spent, 'postgresql'),
             'changed': sum(int(n) for n in re.findall(r'\bchanged=(\d+)', out))}
 
 
