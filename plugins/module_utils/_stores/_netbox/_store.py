@@ -10,6 +10,8 @@ This is a private module: it may change at any time. The mapping (docs/stores.md
   ``enforce_unique``, by the first change in its namespace;
 - a pool's subnet is a prefix tagged ``netpool`` with the custom fields ``netpool_pool`` (the pool's name)
   and ``netpool`` (JSON: the pool's settings, the subnet's gateway, dns, ranges and exclusions, its order);
+  NetBox keeps one prefix per cidr in a VRF, so a child pool as wide as its parent's subnet is nested in the
+  data of the parent's prefix (``_mapping.held_by``);
 - what a subnet may hand out (its ranges less exclusions, the gateway, child pools and what an ancestor
   withholds: ``_tree``) is a set of IP ranges tagged ``netpool``, derived again whenever the shape of the pool
   or of a pool it is carved from changes;
