@@ -57,3 +57,32 @@ def unreachable_hosts(count, prefix='host'):
     for i in range(count):
         lines.append('    %s%04d: {ansible_host: 192.0.2.%d}' % (prefix, i, 1 + i % 254))
     return '\n'.join(lines) + '\n'
+
+
+def netbox_cpu(server):
+    """{(kind, pid): CPU seconds (user + system) so far} of a NetBox served by tests/utils/netbox.py: its gunicorn
+    processes (the session its master leads) and the PostgreSQL backends of its database (NetBox keeps its
+    connections: CONN_MAX_AGE)."""
+    found, tick = {}, float(os.sysconf('SC_CLK_TCK'))
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % entry) as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+            with open('/proc/%s/cmdline' % entry, 'rb') as f:
+                command = f.read().decode(errors='replace')
+        except OSError:
+            continue
+        cpu = sum(int(n) for n in fields[11:15]) / tick      # utime stime cutime cstime
+        if int(fields[3]) == server['pid']:                 # the session gunicorn's master leads
+            found['netbox', entry] = cpu
+        elif command.startswith('postgres: ') and (' %s ' % server['database']) in command:
+            found['postgresql', entry] = cpu
+    return found
+
+
+def cpu_spent(before, after, kind):
+    """CPU seconds the processes of ``kind`` spent between two ``netbox_cpu`` readings (a process started
+    meanwhile, all of its own)."""
+    return sum(cpu - before.get(key, 0.0) for key, cpu in after.items() if key[0] == kind)

@@ -2,13 +2,14 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""HTTP requests the NetBox store sends per task, for one or more checkouts side by side (issue 13).
+"""HTTP requests the NetBox store sends per task, for one or more checkouts side by side (issues 13, 25).
 
     .venv/bin/python bench/netbox_requests.py CHECKOUT [CHECKOUT ...]
 
 Each CHECKOUT is a tree of this repository with its ``collections/`` link (``make link``), for example this
 one and ``git worktree add /tmp/before <commit>``. A real NetBox is started (tests/utils/netbox.py) and emptied
-before each checkout; each task opens its own store, as a module does, and counts what ``requests`` sends.
+before each checkout; each task opens its own store, as a module does, and counts what ``requests`` sends: one
+reservation (new, rerun, release), then a batch of 50 new owners in one task (``owners``) and its rerun.
 Counts, not times: they are the same on a loaded machine.
 """
 
@@ -36,9 +37,12 @@ def task(work):
 
 task(lambda s: s.pool('web', subnets=[{'cidr': '10.9.0.0/24'}]))
 task(lambda s: s.reserve('web', 'warm'))
+batch = ['b%02d' % i for i in range(50)]
 print(json.dumps({'new reservation': task(lambda s: s.reserve('web', 'h1')),
                   'rerun': task(lambda s: s.reserve('web', 'h1')),
-                  'release': task(lambda s: s.release(pool='web', owner='h1'))}))
+                  'release': task(lambda s: s.release(pool='web', owner='h1')),
+                  'owners: 50 new': task(lambda s: s.reserve_owners('web', batch)),
+                  'owners: the 50 again': task(lambda s: s.reserve_owners('web', batch))}))
 '''
 
 

@@ -216,8 +216,9 @@ def _wait_ready(url, proc, deadline):
 
 @contextlib.contextmanager
 def serve(start_timeout=240):
-    """Yield ``{'url', 'tokens', 'v2_token', 'database'}`` of a NetBox served on 127.0.0.1 from a fresh copy
-    of the template; stop it and drop the copy afterwards."""
+    """Yield ``{'url', 'tokens', 'v2_token', 'database', 'log', 'pid'}`` of a NetBox served on 127.0.0.1 from a
+    fresh copy of the template (``pid``: gunicorn's master, which leads the session of its workers); stop it and
+    drop the copy afterwards."""
     install()
     database = 'netpool_netbox_run_%s' % uuid.uuid4().hex[:12]
     _psql('CREATE DATABASE %s TEMPLATE %s' % (database, TEMPLATE))
@@ -231,7 +232,7 @@ def serve(start_timeout=240):
     try:
         _wait_ready(url, proc, time.monotonic() + start_timeout)
         yield {'url': url, 'tokens': dict(TOKENS), 'v2_token': 'nbt_%s.%s' % (V2_KEY, V2_TOKEN),
-               'database': database, 'log': log.name}
+               'database': database, 'log': log.name, 'pid': proc.pid}
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)

@@ -105,19 +105,57 @@ def address_of(address):
     return parsed.version, int(parsed)
 
 
-def pools_of(namespace, prefixes):
+def held_by(custom_fields):
+    """The pools a prefix holds, ``(name, entry)``, outermost first: the one its ``netpool_pool`` names, then the
+    child pools as wide as it, in its ``netpool`` data's ``nested`` (NetBox keeps one prefix per cidr in a VRF).
+    An entry is a pool's settings (``pool``), its subnet there (``subnet``), the subnet's place among the pool's
+    (``index``) and how many subnets the pool has (``of``; data written before it: as many as read)."""
+    data = custom_fields['netpool']
+    found = [(custom_fields['netpool_pool'], data)]
+    found += [(entry.get('name'), entry) for entry in data.get('nested') or [] if isinstance(entry, dict)]
+    return found
+
+
+def pools_of(namespace, prefixes, whole=True):
+    """The pools the prefixes hold, by name. ``whole``: the prefixes are all of the namespace's; otherwise (those
+    naming one pool) a pool some of whose subnets are nested in another pool's prefix is left out: the caller
+    reads the namespace's."""
     by_pool = {}
     for p in prefixes:
-        by_pool.setdefault(p['custom_fields']['netpool_pool'], []).append(p)
+        for name, entry in held_by(p['custom_fields']):
+            by_pool.setdefault(name, []).append((entry, p['id']))
     pools = {}
     for name, group in by_pool.items():
-        group.sort(key=lambda p: p['custom_fields']['netpool'].get('index', 0))
-        data = dict(group[0]['custom_fields']['netpool']['pool'], namespace=namespace, name=name,
-                    subnets=[p['custom_fields']['netpool']['subnet'] for p in group])
+        group.sort(key=lambda held: held[0].get('index', 0))
+        if not whole and len(group) < max(entry.get('of', 0) for entry, _id in group):
+            continue
+        data = dict(group[0][0]['pool'], namespace=namespace, name=name,
+                    subnets=[entry['subnet'] for entry, _id in group])
         pool = Pool.from_data(data)
-        pool.prefix_ids = dict((s.cidr, p['id']) for s, p in zip(pool.subnets, group))
+        pool.prefix_ids = dict((s.cidr, ident) for s, (_entry, ident) in zip(pool.subnets, group))
         pools[name] = pool
     return pools
+
+
+def pool_entry(pool, index):
+    """What a prefix holds of ``pool``, whose subnet ``index`` it is (see ``held_by``)."""
+    settings = pool.to_data()
+    for k in ('namespace', 'name', 'subnets'):
+        settings.pop(k)
+    return {'pool': settings, 'subnet': pool.subnets[index].to_data(), 'index': index, 'of': len(pool.subnets)}
+
+
+def prefix_body(holders):
+    """The prefix of one cidr held by ``holders``, ``(pool, index)`` outermost first: named for the first, the
+    others nested in its data (its VRF and changelog message are added when it is sent)."""
+    pool, index = holders[0]
+    data = pool_entry(pool, index)
+    if len(holders) > 1:
+        data['nested'] = [dict(pool_entry(p, i), name=p.name) for p, i in holders[1:]]
+    names = ', '.join(p.name for p, _i in holders)
+    return {'prefix': pool.subnets[index].cidr, 'status': 'active', 'tags': [{'slug': TAG}],
+            'description': ('netpool %s/%s %s' % (pool.namespace, names, pool.description or ''))[:200],
+            'custom_fields': {'netpool_pool': pool.name, 'netpool': data}}
 
 
 def reservation_of(namespace, obj):
@@ -164,12 +202,16 @@ def changelog_message(entry):
 
 
 def pool_data(namespace, name, snapshots):
-    """A pool's data from change log snapshots of its prefixes, or None if none held it."""
-    held = [d['custom_fields'] for d in snapshots if d and isinstance((d.get('custom_fields') or {}).get('netpool'), dict)]
+    """A pool's data from change log snapshots of the prefixes changed for it, or None if none held it."""
+    held = []
+    for d in snapshots:
+        cf = (d or {}).get('custom_fields') or {}
+        if isinstance(cf.get('netpool'), dict) and cf.get('netpool_pool') is not None:
+            held += [entry for n, entry in held_by(cf) if n == name]
     if not held:
         return None
-    return dict(held[0]['netpool'].get('pool') or {}, namespace=namespace, name=name,
-                subnets=[cf['netpool'].get('subnet') for cf in held])
+    held.sort(key=lambda entry: entry.get('index', 0))
+    return dict(held[0].get('pool') or {}, namespace=namespace, name=name, subnets=[e.get('subnet') for e in held])
 
 
 def rest_shape(obj):

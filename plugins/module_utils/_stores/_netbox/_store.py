@@ -10,6 +10,8 @@ This is a private module: it may change at any time. The mapping (docs/stores.md
   ``enforce_unique``, by the first change in its namespace;
 - a pool's subnet is a prefix tagged ``netpool`` with the custom fields ``netpool_pool`` (the pool's name)
   and ``netpool`` (JSON: the pool's settings, the subnet's gateway, dns, ranges and exclusions, its order);
+  NetBox keeps one prefix per cidr in a VRF, so a child pool as wide as its parent's subnet is nested in the
+  data of the parent's prefix (``_mapping.held_by``);
 - what a subnet may hand out (its ranges less exclusions, the gateway, child pools and what an ancestor
   withholds: ``_tree``) is a set of IP ranges tagged ``netpool``, derived again whenever the shape of the pool
   or of a pool it is carved from changes;
@@ -36,6 +38,7 @@ would overlap the IP ranges it hands out, which NetBox refuses in a VRF).
 """
 
 import contextlib
+import functools
 import json
 import time
 
@@ -50,9 +53,10 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._clie
     Client, Refused, Transaction, holding)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapping import (
     DUE_MARGIN, PAGE, READ_FOR_CHANGE, READ_WITH_POOL, TAG, TOKEN, address_cidr, changelog_message,
-    claim, claim_body, claim_pattern, claims_of, expiring, netbox_time, ours, pool_data, pools_of, rest_shape,
-    reservation_of)
+    claim, claim_body, claim_pattern, claims_of, expiring, netbox_time, ours, pool_data, pools_of, prefix_body,
+    rest_shape, reservation_of)
 from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
+from ansible_collections.netpool.ipam.plugins.module_utils._tree import lineage
 
 
 class NetboxStore(Store):
@@ -143,7 +147,9 @@ class NetboxStore(Store):
         if self.client.tx is not None and (self.client.tx.write or namespace in self.client.tx.listed):
             pool = self._listed(namespace).get(name)    # a change reads the pool's family too: one request
         else:
-            pool = pools_of(namespace, self._prefixes(namespace, name)).get(name)
+            pool = pools_of(namespace, self._prefixes(namespace, name), whole=False).get(name)
+            if pool is None:    # a pool nested in another's prefix (or none): the namespace's prefixes say
+                pool = self._listed(namespace).get(name)
         if self.client.tx is not None:
             self.client.tx.pools[key] = pool
         return pool
@@ -181,27 +187,50 @@ class NetboxStore(Store):
                 "PostgreSQL store." % (pool.name, pool.parent))
         old = self.get_pool(pool.namespace, pool.name)
         self.client.tx.pools[(pool.namespace, pool.name)] = pool
-        old_ids = dict(getattr(old, 'prefix_ids', {}) or {})
+        cidrs = [s.cidr for s in pool.subnets] + [s.cidr for s in (old.subnets if old is not None else [])]
+        bodies = self._prefixes_now(pool.namespace, cidrs)
+        self.client.later(functools.partial(self._send_prefixes, pool.namespace, bodies))
 
-        def send(message):
-            vrf = self.client.vrf(pool.namespace, make=True)
-            settings = pool.to_data()
-            for k in ('namespace', 'name', 'subnets'):
-                settings.pop(k)
-            for index, subnet in enumerate(pool.subnets):
-                body = {'prefix': subnet.cidr, 'vrf': vrf, 'status': 'active', 'tags': [{'slug': TAG}],
-                        'description': ('netpool %s/%s %s' % (pool.namespace, pool.name, pool.description or ''))[:200],
-                        'custom_fields': {'netpool_pool': pool.name, 'netpool': {
-                            'pool': settings, 'subnet': subnet.to_data(), 'index': index}},
-                        'changelog_message': message}
-                ident = old_ids.pop(subnet.cidr, None) or self._adopt_prefix(subnet.cidr, vrf)
-                if ident is None:
-                    self.client.request('POST', '/ipam/prefixes/', body=body)
-                else:
-                    self.client.request('PATCH', '/ipam/prefixes/%d/' % ident, body=body)
-            for ident in old_ids.values():
-                self.client.request('DELETE', '/ipam/prefixes/%d/' % ident, body={'changelog_message': message})
-        self.client.later(send)
+    def _prefixes_now(self, namespace, cidrs):
+        """``[(cidr, the body of its prefix)]``, as the pools hold each cidr now (this transaction's changes so far
+        included; the body None where none does). Pools of one namespace overlap only along a branch of a tree:
+        a cidr's holders are a pool and child pools as wide as it (``prefix_body``)."""
+        pools = self.list_pools(namespace)
+        by_name = dict((p.name, p) for p in pools)
+        found = []
+        for cidr in sorted(set(cidrs), key=cidrs.index):
+            holders = sorted(((p, i) for p in pools for i, s in enumerate(p.subnets) if s.cidr == cidr),
+                             key=lambda held: (len(lineage(held[0], by_name.get)), held[0].name))
+            found.append((cidr, prefix_body(holders) if holders else None))
+        return found
+
+    def _send_prefixes(self, namespace, bodies, message):
+        """Make the prefixes of the cidrs what ``_prefixes_now`` found. NetBox keeps one prefix per
+        cidr in a VRF (``enforce_unique``, and ``ENFORCE_GLOBAL_UNIQUE`` for the global table), and a child pool
+        may be as wide as its parent's subnet: a cidr's prefix is named for the outermost pool holding it, the
+        pools below nested in its data (``prefix_body``). A prefix no pool holds any more is deleted; one that
+        exists already for a cidr (made by hand) is adopted."""
+        tx = self.client.tx
+        if namespace not in tx.prefixes:
+            tx.prefixes[namespace] = dict((cidr, ident) for p in self._listed(namespace).values()
+                                          for cidr, ident in p.prefix_ids.items())
+        ids = tx.prefixes[namespace]
+        vrf = self.client.vrf(namespace, make=True)
+        for cidr, body in bodies:
+            ident = ids.get(cidr)
+            if body is None:
+                if ident is not None:
+                    self.client.request('DELETE', '/ipam/prefixes/%d/' % ident, body={'changelog_message': message})
+                    del ids[cidr]
+                continue
+            if ident is None:
+                ident = self._adopt_prefix(cidr, vrf)
+            body = dict(body, vrf=vrf, changelog_message=message)
+            if ident is None:
+                ids[cidr] = self.client.request('POST', '/ipam/prefixes/', body=body).json()['id']
+            else:
+                self.client.request('PATCH', '/ipam/prefixes/%d/' % ident, body=body)
+                ids[cidr] = ident
 
     def _adopt_prefix(self, cidr, vrf):
         """The id of a prefix NetBox already has for this cidr in the VRF (made by hand), or None."""
@@ -213,6 +242,7 @@ class NetboxStore(Store):
         self.client.tx.pools[(namespace, name)] = None
         if old is None:
             return
+        bodies = self._prefixes_now(namespace, [s.cidr for s in old.subnets])
 
         def send(message):
             params = self.client.scoped(namespace, {'cf_netpool_pool': name})
@@ -221,8 +251,7 @@ class NetboxStore(Store):
                                            dict(params, status='deprecated')):
                     if (obj['custom_fields'] or {}).get('netpool_pool') == name:
                         self.client.request('DELETE', '%s%d/' % (path, obj['id']), body={'changelog_message': message})
-            for ident in old.prefix_ids.values():
-                self.client.request('DELETE', '/ipam/prefixes/%d/' % ident, body={'changelog_message': message})
+            self._send_prefixes(namespace, bodies, message)
         self.client.later(send)
 
     # -- reservations ---------------------------------------------------
@@ -324,7 +353,10 @@ class NetboxStore(Store):
                     for p in data['data']['p'] or [] if here(p) and TAG in [t['slug'] for t in p.get('tags') or []]]
         prefixes = [p for p in prefixes if p['custom_fields'].get('netpool_pool') == pool
                     and isinstance(p['custom_fields'].get('netpool'), dict)]
-        self.client.tx.pools[(namespace, pool)] = pools_of(namespace, prefixes).get(pool)
+        found = pools_of(namespace, prefixes, whole=False).get(pool)
+        if found is None:   # a pool nested in another's prefix (or none): the namespace's prefixes say
+            found = self._listed(namespace).get(pool)
+        self.client.tx.pools[(namespace, pool)] = found
 
     def holder(self, namespace, version, address):
         for r in self._overlay(namespace, version=version, first=address, last=address, fetched=self._fetch(

@@ -4,6 +4,10 @@
 
 """The controller-side adapter (plugin_utils/_adapter.py): the action plugins and the lookup."""
 
+import ast
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -155,3 +159,17 @@ def test_a_task_is_validated_without_copying_the_argument_spec(monkeypatch):
     assert params is None and failed['error'] == 'invalid_argument'
     monkeypatch.undo()
     assert _adapter.VALIDATORS['reservation'][0] == spec == _options.MODULES['reservation']['argument_spec']
+
+
+def test_the_controller_imports_the_stores_the_workers_would():
+    """Issue 25: the action plugins are loaded in the controller, and every host's worker is a fork of it: the
+    local stores and the NetBox store (with ``requests``) are imported there once, not by each worker (half the
+    Ansible side's CPU of a NetBox task on 50 hosts). PostgreSQL's driver is not."""
+    code = ('import sys\n'
+            'from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter\n'
+            'print(sorted(m.rsplit(".", 1)[-1] for m in sys.modules if "._stores." in m or m in ("requests", "psycopg")))\n')
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.check_output([sys.executable, '-c', code], env=env, universal_newlines=True)
+    imported = ast.literal_eval(out.strip())
+    assert {'_sqlite', '_json', '_store', '_freespace', '_client', 'requests'} <= set(imported), imported
+    assert 'psycopg' not in imported and '_postgresql' not in imported, imported

@@ -336,12 +336,42 @@ def test_verify_sees_hand_edits_in_netbox(svc):
     assert [p['code'] for p in svc.verify()['problems']] == ['free_space_mismatch']
 
 
-@pytest.mark.xfail(strict=True, reason='defect: on NetBox a child pool as wide as its parent subnet adopts the '
-                                       "parent's prefix, and the parent pool is gone (found by the state machine)")
-def test_a_child_as_wide_as_its_parent(svc):
-    """A child carved as the whole of its parent's subnet (``prefix_length`` = the subnet's): both pools stay, as
-    on every other store. Today the child takes over the parent's NetBox prefix and ``a`` is pool_not_found."""
+def test_a_child_as_wide_as_its_parent(svc, spec):
+    """A child carved as the whole of its parent's subnet (``prefix_length`` = the subnet's), and a parent narrowed
+    onto its child's cidr: both pools stay, as on every other store. NetBox keeps one prefix per cidr in a VRF (and
+    in the global table): the prefix is the parent's, the child nested in its data; the child's own subnets are
+    its own prefixes. The child is found when its pool is read alone, its history names it, and deleting it gives
+    the prefix back to the parent alone."""
     svc.pool('a', subnets=[{'cidr': '10.0.0.0/29', 'gateway': '10.0.0.1'}])
-    svc.pool('k1', parent='a', prefix_length=29)
+    assert svc.pool('k1', parent='a', prefix_length=29)['changed']
     assert sorted(p['name'] for p in svc.info()['pools']) == ['a', 'k1']
     assert svc.range('a', '10.0.0.0-10.0.0.0', kind='excluded')['changed']
+    prefixes = api('/ipam/prefixes/')['results']
+    assert [(p['prefix'], p['custom_fields']['netpool_pool']) for p in prefixes] == [('10.0.0.0/29', 'a')]
+    assert [e['name'] for e in prefixes[0]['custom_fields']['netpool']['nested']] == ['k1']
+    # a store that reads k1 alone (a rerun: one pool, one claim) finds it whole
+    assert svc.reserve('k1', 'h1')['reservation']['address'] == '10.0.0.2'
+    fresh = Service(open_store(spec, token=netbox.token()))
+    again = fresh.reserve('k1', 'h1')
+    assert (again['changed'], again['reservation']['address']) == (False, '10.0.0.2')
+    assert fresh.info(pool='k1')['pools'][0]['subnets'][0]['cidr'] == '10.0.0.0/29'
+    assert [e['action'] for e in fresh.info(pool='k1', history=True)['history'] if e['object'] == 'pool'] == ['create']
+    assert svc.verify()['problems'] == []
+    svc.release(pool='k1', owner='h1')
+    assert svc.pool('k1', state='absent')['changed']
+    assert [p['name'] for p in svc.info()['pools']] == ['a']
+    prefixes = api('/ipam/prefixes/')['results']
+    assert [(p['prefix'], p['custom_fields']['netpool_pool'], p['custom_fields']['netpool'].get('nested'))
+            for p in prefixes] == [('10.0.0.0/29', 'a', None)]
+    # in a VRF: a parent of two subnets narrowed onto its child's cidr
+    svc.pool('b', namespace='lab', subnets=[{'cidr': '10.1.0.0/28'}, {'cidr': '10.2.0.0/30'}])
+    svc.pool('k2', namespace='lab', parent='b', prefix_length=29)
+    assert svc.pool('b', namespace='lab', subnets=[{'cidr': '10.1.0.0/29'}, {'cidr': '10.2.0.0/30'}])['changed']
+    assert sorted(p['name'] for p in svc.info(namespace='lab')['pools']) == ['b', 'k2']
+    lab = api('/ipam/vrfs/', name='lab')['results'][0]['id']
+    assert [(p['prefix'], p['custom_fields']['netpool_pool']) for p in api('/ipam/prefixes/', vrf_id=lab)['results']] \
+        == [('10.1.0.0/29', 'b'), ('10.2.0.0/30', 'b')]
+    assert fresh.reserve('k2', 'h1', namespace='lab')['reservation']['address'] == '10.1.0.1'
+    assert svc.verify(namespace='lab')['problems'] == []
+    svc.pool('b', namespace='lab', state='absent', force=True)
+    assert svc.info(namespace='lab')['pools'] == [] and api('/ipam/prefixes/', vrf_id=lab)['count'] == 0

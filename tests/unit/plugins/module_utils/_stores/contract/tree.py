@@ -89,6 +89,33 @@ class ChildPoolTests(Base):
         self.fails(svc, 'pool_exhausted', svc.reserve, 'kid', 'h3')         # given back, still withheld
         assert svc.verify()['problems'] == []
 
+    def test_a_child_as_wide_as_its_parents_subnet(self, svc):
+        """SPEC §3.6: a child may take the whole of its parent's subnet, carved so or left so when the parent is
+        narrowed onto it; both pools stay, the parent hands out nothing there, and deleting the child gives the
+        subnet back to the parent (on NetBox both pools are on one prefix)."""
+        svc.pool('site', subnets=[{'cidr': '10.77.0.0/29', 'gateway': '10.77.0.1'}])
+        assert svc.pool('kid', parent='site', prefix_length=29)['pool']['subnets'][0]['cidr'] == '10.77.0.0/29'
+        assert [p['name'] for p in svc.info()['pools']] == ['kid', 'site']
+        assert svc.info(pool='site')['pools'][0]['children'] == ['kid']
+        assert svc.reserve('kid', 'h1')['reservation']['address'] == '10.77.0.2'
+        self.fails(svc, 'pool_exhausted', svc.reserve, 'site', 'h2')
+        assert svc.verify()['problems'] == []
+        svc.release(owner='h1')
+        svc.pool('kid', state='absent')
+        assert [p['name'] for p in svc.info()['pools']] == ['site']
+        assert svc.reserve('site', 'h2')['reservation']['address'] == '10.77.0.2'
+        svc.pool('top', subnets=[{'cidr': '10.78.0.0/28'}, {'cidr': '10.78.1.0/30'}])
+        assert svc.pool('low', parent='top', prefix_length=29)['pool']['subnets'][0]['cidr'] == '10.78.0.0/29'
+        narrowed = svc.pool('top', subnets=[{'cidr': '10.78.0.0/29'}, {'cidr': '10.78.1.0/30'}])
+        assert narrowed['changed'] and [s['cidr'] for s in narrowed['pool']['subnets']] == ['10.78.0.0/29',
+                                                                                             '10.78.1.0/30']
+        assert [p['name'] for p in svc.info()['pools']] == ['low', 'site', 'top']
+        assert svc.reserve('low', 'h3')['reservation']['address'] == '10.78.0.1'
+        assert svc.reserve('top', 'h4')['reservation']['address'] == '10.78.1.1'
+        assert svc.verify()['problems'] == []
+        svc.pool('top', state='absent', force=True)
+        assert [p['name'] for p in svc.info()['pools']] == ['site']
+
     def test_deleting_a_child_leaves_its_resting_addresses_resting_in_its_parent(self, svc, clock):
         """Issue 23, defect 6 (SPEC §3.6): the parent hands them out only once their reuse delay is over; so do
         the addresses force releases with the child."""
