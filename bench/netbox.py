@@ -290,7 +290,7 @@ def _round(work, envs, server, index, approaches):
 
 
 def _label(name):
-    base, _, tree = name.partition('@')
+    base, tree = (name.split('@') + [None])[:2]
     return LABELS[base] + (' (`--before` checkout)' if tree else '')
 
 

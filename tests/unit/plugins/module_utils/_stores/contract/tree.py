@@ -107,8 +107,8 @@ class ChildPoolTests(Base):
         svc.pool('top', subnets=[{'cidr': '10.78.0.0/28'}, {'cidr': '10.78.1.0/30'}])
         assert svc.pool('low', parent='top', prefix_length=29)['pool']['subnets'][0]['cidr'] == '10.78.0.0/29'
         narrowed = svc.pool('top', subnets=[{'cidr': '10.78.0.0/29'}, {'cidr': '10.78.1.0/30'}])
-        assert narrowed['changed'] and [s['cidr'] for s in narrowed['pool']['subnets']] == ['10.78.0.0/29',
-                                                                                             '10.78.1.0/30']
+        assert narrowed['changed']
+        assert [s['cidr'] for s in narrowed['pool']['subnets']] == ['10.78.0.0/29', '10.78.1.0/30']
         assert [p['name'] for p in svc.info()['pools']] == ['low', 'site', 'top']
         assert svc.reserve('low', 'h3')['reservation']['address'] == '10.78.0.1'
         assert svc.reserve('top', 'h4')['reservation']['address'] == '10.78.1.1'
