@@ -226,7 +226,8 @@ def check_resized(store, now, old, pool):
 def _named(version, first, last, pool, subnet=None):
     """A footprint span as messages name it: a subnet's cidr, or a child by ranges' range."""
     if not pool.by_ranges:
-        subnet = subnet or next(s for s in pool.subnets if s.covers(version, first, last))
+        # a span of the footprint may run across two adjacent subnets: the one where it starts names it
+        subnet = subnet or next(s for s in pool.subnets if s.covers(version, first, first))
         return 'subnet %s' % subnet.cidr
     return 'range %s' % iv.format_span(version, first, last)
 

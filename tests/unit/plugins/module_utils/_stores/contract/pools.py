@@ -86,6 +86,12 @@ class PoolTests(Base):
         assert "'web'" in error.msg
         assert svc.pool('db', namespace='lab', subnets=[{'cidr': '10.0.0.0/24'}])['changed'] is True
 
+    def test_an_overlap_across_two_adjacent_subnets_is_named(self, svc, web):
+        """The overlap runs across both new subnets (found by the state machine: it was a StopIteration)."""
+        error = self.fails(svc, 'pool_overlap', svc.pool, 'db',
+                           subnets=[{'cidr': '10.0.0.0/25'}, {'cidr': '10.0.0.128/25'}])
+        assert "subnet 10.0.0.0/25 of pool 'db'" in error.msg and "'web'" in error.msg, error.msg
+
     @pytest.mark.parametrize('kwargs', [
         dict(subnets=[{'cidr': '10.9.0.0/24'}, {'cidr': '10.9.0.128/25'}]),
         dict(subnets=[{'cidr': '10.9.0.0/24', 'gateway': '10.9.1.1'}]),
