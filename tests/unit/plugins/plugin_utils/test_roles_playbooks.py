@@ -217,7 +217,10 @@ def test_a_reload_that_cannot_run_says_which_variable_to_set(tmp_path):
     assert "Set ipam_publish_reload.bind to the command that reloads it on this host" in out, out
 
 
-ONE_TASK_PLAY = """
+def reserve_play(*variables):
+    """Pool p (10.64.0.0/24) declared, then the reserve role on the group nodes with ipam_pool p and
+    ``variables``, more role variables (YAML lines)."""
+    return """
 - name: Declare the pool
   hosts: localhost
   gather_facts: false
@@ -233,8 +236,10 @@ ONE_TASK_PLAY = """
     - role: netpool.ipam.reserve
       vars:
         ipam_pool: p
-        ipam_store_timeout: "{{ timeout | default(omit) }}"
-"""
+""" + ''.join('        %s\n' % line for line in variables)
+
+
+ONE_TASK_PLAY = reserve_play('ipam_store_timeout: "{{ timeout | default(omit) }}"')
 
 
 def test_reserve_role_runs_one_task_per_host_and_checks_its_variables(tmp_path):
@@ -308,25 +313,9 @@ def test_reserve_role_with_family_dual_sets_both_and_the_templates_render_both(t
     assert found == [('n1', 4, 1), ('n1', 6, 1), ('n2', 4, 1), ('n2', 6, 1)]
 
 
-CHANGED_PLAY = """
-- name: Declare the pool
-  hosts: localhost
-  gather_facts: false
-  roles:
-    - role: netpool.ipam.pools
-      vars:
-        ipam_pools: [{name: p, cidr: 10.64.0.0/24}]
-
-- name: Reserve
-  hosts: nodes
-  gather_facts: false
-  roles:
-    - role: netpool.ipam.reserve
-      vars:
-        ipam_pool: p
-        ipam_state: "{{ state | default('present') }}"
-        ipam_static_address: "{{ static if inventory_hostname == 'n2' and static is defined else omit }}"
-"""
+CHANGED_PLAY = reserve_play(
+    'ipam_state: "{{ state | default(\'present\') }}"',
+    'ipam_static_address: "{{ static if inventory_hostname == \'n2\' and static is defined else omit }}"')
 
 
 def changed_hosts(out):
