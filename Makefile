@@ -9,23 +9,26 @@ PYENV_ROOT_DIR := $(shell pyenv root 2>/dev/null)
 # Never the pyenv shims (the 3.12 shim fails while the global is 3.11):
 # the interpreter under versions/, else whatever python3.X is on PATH.
 PYTHON312 ?= $(or $(lastword $(sort $(wildcard $(PYENV_ROOT_DIR)/versions/3.12.*/bin/python3.12))),$(shell command -v python3.12 2>/dev/null),python3.12)
+PYTHON313 ?= $(or $(lastword $(sort $(wildcard $(PYENV_ROOT_DIR)/versions/3.13.*/bin/python3.13))),$(shell command -v python3.13 2>/dev/null),python3.13)
 PYTHON311 ?= $(or $(lastword $(sort $(wildcard $(PYENV_ROOT_DIR)/versions/3.11.*/bin/python3.11))),$(shell command -v python3.11 2>/dev/null),python3.11)
 
 VENV     := .venv
 VENV_MIN := .venv-min
+VENV_220 := .venv-2.20
 STAMP     := $(VENV)/.requirements.stamp
 STAMP_MIN := $(VENV_MIN)/.requirements.stamp
+STAMP_220 := $(VENV_220)/.requirements.stamp
 LINK := collections/ansible_collections/netpool/ipam
 
 # Let ansible-* find this checkout whatever ANSIBLE_CONFIG the caller has.
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/collections
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv venv-min link demo demo-min units units-min netbox terraform sanity integration \
+.PHONY: help venv venv-min venv-2.20 smoke-2.20 link demo demo-min units units-min netbox terraform sanity integration \
         molecule lint test build clean bench-netbox bench-terraform dhcp-dns release-check
 
 help:
-	@echo "make venv | venv-min | demo | demo-min | netbox | dhcp-dns | units | units-min | terraform | sanity | integration | molecule | lint | release-check | test | build | clean | bench-netbox | bench-terraform"
+	@echo "make venv | venv-min | venv-2.20 | smoke-2.20 | demo | demo-min | netbox | dhcp-dns | units | units-min | terraform | sanity | integration | molecule | lint | release-check | test | build | clean | bench-netbox | bench-terraform"
 
 # --- environments --------------------------------------------------------
 
@@ -49,6 +52,13 @@ $(STAMP_MIN): requirements-min.txt
 	$(VENV_MIN)/bin/python -m pip install --quiet -r requirements-min.txt
 	@touch $@
 
+venv-2.20: $(STAMP_220) link
+
+$(STAMP_220): requirements-2.20.txt
+	@test -x $(VENV_220)/bin/python || $(PYTHON313) -m venv $(VENV_220)
+	$(VENV_220)/bin/python -m pip install --quiet -r requirements-2.20.txt
+	@touch $@
+
 # --- running -------------------------------------------------------------
 
 demo: venv
@@ -63,14 +73,13 @@ demo-min: venv-min
 # The oldest supported set (Python 3.11, ansible-core 2.19) runs the demo
 # journey end to end on a fresh store, then again: the rerun must change nothing.
 smoke-min: venv-min
-	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	NETPOOL_IPAM_STORE=$$tmp/ipam.sqlite $(VENV_MIN)/bin/ansible-playbook -i playbooks/inventory/demo.yml playbooks/demo.yml > $$tmp/first.log \
-	  || { cat $$tmp/first.log; exit 1; }; \
-	NETPOOL_IPAM_STORE=$$tmp/ipam.sqlite $(VENV_MIN)/bin/ansible-playbook -i playbooks/inventory/demo.yml playbooks/demo.yml > $$tmp/rerun.log \
-	  || { cat $$tmp/rerun.log; exit 1; }; \
-	if grep -E 'changed=[1-9]' $$tmp/rerun.log; then echo "smoke-min: the rerun changed something"; exit 1; fi; \
-	test -s $$tmp/ipam.sqlite; \
-	echo "smoke-min: demo journey and idempotent rerun pass on $$($(VENV_MIN)/bin/ansible --version | sed -n 1p)"
+	tests/utils/smoke.sh $(VENV_MIN)
+
+# The middle supported set (Python 3.13, ansible-core 2.20): the demo journey and its rerun, and the reserve role's
+# tests (2.19 and 2.20 take the role's registered path, roles/reserve/tasks/request_registered.yml).
+smoke-2.20: venv-2.20
+	tests/utils/smoke.sh $(VENV_220)
+	$(VENV_220)/bin/pytest -n 2 tests/unit/plugins/plugin_utils/test_roles_playbooks.py tests/unit/plugins/plugin_utils/test_reserve.py
 
 # A real NetBox for the NetBox store's tests: installed once per machine into its own virtualenv, with a
 # migrated template database on the machine's PostgreSQL (tests/utils/netbox.py; 5-9 minutes the first time).
@@ -122,7 +131,7 @@ release-check: venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pytest tests/release -n 2 --dist loadfile
 
 # What CI runs (.ci/run): units last, so pytest's summary is the last line.
-test: sanity integration molecule lint release-check smoke-min netbox terraform units-min units
+test: sanity integration molecule lint release-check smoke-min smoke-2.20 netbox terraform units-min units
 
 # Issue 13's benchmark: 50 hosts reserve an address in a real NetBox through netpool.ipam and through
 # netbox.netbox (docs/performance.md). The script keeps .venv-bench (ansible 14.5.0, pynetbox 7.9.0 pinned).
