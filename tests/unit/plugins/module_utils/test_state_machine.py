@@ -1007,8 +1007,9 @@ class JsonMachine(IpamMachine):
     kind = 'json'
 
 
-class PostgresqlMachine(IpamMachine):
-    """The same on PostgreSQL, each run in a schema of its own, dropped at its end."""
+class OnPostgresql(object):
+    """A machine on PostgreSQL, each run in a schema of its own, dropped at its end (here and in
+    test_state_machine_dual.py)."""
 
     def _open(self):
         self._schema = postgresql_server.fresh_schema('fsm')
@@ -1017,19 +1018,25 @@ class PostgresqlMachine(IpamMachine):
 
     def teardown(self):
         try:
-            super(PostgresqlMachine, self).teardown()
+            super(OnPostgresql, self).teardown()
         finally:
             self._schema.__exit__(None, None, None)
 
 
-class NetboxMachine(IpamMachine):
-    """The same on the session's real NetBox (tests/support/netbox_server.py), emptied before each example."""
-
-    cannot = frozenset(['random', 'ranges'])
+class OnNetbox(object):
+    """A machine on the session's real NetBox (tests/support/netbox_server.py), emptied before each example."""
 
     def _open(self):
         netbox_server.wipe()
         return open_store(netbox_server.url(), token=netbox_server.token())
+
+
+class PostgresqlMachine(OnPostgresql, IpamMachine):
+    pass
+
+
+class NetboxMachine(OnNetbox, IpamMachine):
+    cannot = frozenset(['random', 'ranges'])
 
 
 class TestNetboxStoreStateMachine(object):
