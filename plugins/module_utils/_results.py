@@ -104,7 +104,7 @@ class Results(object):
         return total, subnets
 
     def lapsed(self, pool, subnet, allocatable, first, last):
-        """The addresses in [first, last] of ``subnet`` held by an expired lease (of any pool of the family) that
+        """The addresses in [first, last] of ``subnet`` held by an expired lease (of any pool of the tree) that
         go straight back to ``pool``'s free space when the lease is released: allocatable here, and the
         lease's pool has no reuse delay."""
         found, where = [], dict(version=subnet.version, first=first, last=last, expires_before=self.stamp())
@@ -117,12 +117,12 @@ class Results(object):
         return found
 
     def rested(self, pool, tree):
-        """The addresses (version, address) whose reuse delay is over in some pool of ``pool``'s family: the next
-        allocation in the family gives them back (``FreeSpace.settle``), so a read reports them free now,
+        """The addresses (version, address) whose reuse delay is over in some pool of ``pool``'s tree: the next
+        allocation in the tree gives them back (``FreeSpace.settle``), so a read reports them free now,
         without writing (``back`` says which go back to ``pool``)."""
         now = self.stamp()
         free_space = self.store.free_space()
-        return set((v, n) for member in tree.family(pool)
+        return set((v, n) for member in tree.related(pool)
                    for v, n, _until in free_space.resting(member, due=now))
 
     def back(self, pool, rested, subnet, allocatable, first, last):

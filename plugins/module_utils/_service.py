@@ -79,7 +79,7 @@ class Service(object):
         now = self._stamp()
         free = self.store.free_space()
         expired = False
-        for member in self._tree(pool.namespace).family(pool):
+        for member in self._tree(pool.namespace).related(pool):
             for r in self.store.find_reservations(member.namespace, member.name, expires_before=now):
                 self._release(r, member, 'expire')
                 expired = True

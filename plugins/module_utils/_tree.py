@@ -11,8 +11,8 @@ no copy of what its parent withholds, so a gateway or exclusion the parent gets 
 below it at once. The parent/child walk is written here once (``lineage``); ``Tree`` answers the rest over
 the pools of one namespace:
 
-- ``parent``, ``ancestors``, ``root``, ``children``, ``descendants``, ``family`` (the root and every pool
-  below it: the pools one address of the family may concern);
+- ``parent``, ``ancestors``, ``root``, ``children``, ``descendants``, ``related`` (the root and every pool
+  below it: the pools one address of the tree may concern);
 - ``carved(pool, subnet)``: the spans of ``subnet`` given to the pool's child pools (each child's
   ``footprint``: a carved child's subnet whole, a child by ranges its ranges);
 - ``withheld(pool, subnet)``: the spans of ``subnet`` an ancestor withholds: the gateway, the network and
@@ -80,7 +80,7 @@ def source_subnet(pool, subnet, get):
 
 
 def root_name(pool, get):
-    """The name of the top pool of ``pool``'s family (``pool``'s own without a parent)."""
+    """The name of the top pool of ``pool``'s tree (``pool``'s own without a parent)."""
     chain = lineage(pool, get)
     return chain[-1].name if chain else pool.name
 
@@ -134,7 +134,7 @@ class Tree(object):
         return lineage(pool, self.pools.get)
 
     def root(self, pool):
-        """The top pool of ``pool``'s family (``pool`` itself without a parent)."""
+        """The top pool of ``pool``'s tree (``pool`` itself without a parent)."""
         chain = self.ancestors(pool)
         return chain[-1] if chain else pool
 
@@ -153,8 +153,8 @@ class Tree(object):
                     todo.append(child)
         return found
 
-    def family(self, pool):
-        """The root of ``pool``'s family and every pool below it, sorted by name."""
+    def related(self, pool):
+        """The root of ``pool``'s tree and every pool below it, sorted by name."""
         top = self.root(pool)
         top = self.pools.get(top.name, top)
         return sorted([top] + self.descendants(top), key=lambda p: p.name)

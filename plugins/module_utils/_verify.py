@@ -311,14 +311,14 @@ def _families(namespace, pools, tree):
 def _overlaps(namespace, pools, tree):
     """Overlapping footprints (``_tree.footprint``: subnets, or a child by ranges' ranges) of two pools of which
     neither descends from the other (a sweep in address order)."""
-    family = dict((p.name, set(a.name for a in tree.ancestors(p))) for p in pools)
+    ancestors = dict((p.name, set(a.name for a in tree.ancestors(p))) for p in pools)
     spans = sorted((v, a, b, p.name, _named(p, v, a, b)) for p in pools for v, a, b in footprint(p))
     found = []
     for i, (v, _first, last, name, what) in enumerate(spans):
         for v2, first2, _last2, name2, what2 in spans[i + 1:]:
             if v2 != v or first2 > last:
                 break
-            if name2 == name or name2 in family[name] or name in family[name2]:
+            if name2 == name or name2 in ancestors[name] or name in ancestors[name2]:
                 continue
             found.append(problem(
                 POOL_OVERLAP, namespace,

@@ -41,12 +41,12 @@ class FreeSpace(abc.ABC):
     @abc.abstractmethod
     def take(self, pool, version, n):
         """A requested (static/forced) address leaves free space: out of the pool's free spans or, for a forced
-        address of a parent that lies in a child, the family member's that holds it free; and it stops resting
-        under a reuse delay in every pool of the family."""
+        address of a parent that lies in a child, the pool of the tree that holds it free; and it stops resting
+        under a reuse delay in every pool of the tree."""
 
     @abc.abstractmethod
     def give_back(self, pool, version, n, until=None):
-        """An address ``pool`` held is free again: now (``until`` None: back to the pool of the family that
+        """An address ``pool`` held is free again: now (``until`` None: back to the pool of the tree that
         allocates it, unless another reservation holds it meanwhile) or, resting under the reuse delay, once
         ``until`` (an ISO time string) has passed."""
 

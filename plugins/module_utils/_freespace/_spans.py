@@ -53,7 +53,7 @@ class Spans(FreeSpace):
     def give_back(self, pool, version, n, until=None):
         if until is not None:
             self.store.add_released(pool.namespace, pool.name, version, n, until)
-        elif not self._give(pool, version, n):   # to the pool of the family that allocates it
+        elif not self._give(pool, version, n):   # to the pool of the tree that allocates it
             for other in self._others_holding(pool, version, n):
                 if self._give(other, version, n):
                     return
@@ -91,9 +91,9 @@ class Spans(FreeSpace):
         return Tree.of(self.store, pool.namespace).allocatable(pool, subnet)
 
     def _others_holding(self, pool, version, n):
-        """The other pools of ``pool``'s family with ``n`` in a subnet (pools of a namespace overlap only
+        """The other pools of ``pool``'s tree with ``n`` in a subnet (pools of a namespace overlap only
         there)."""
-        return [p for p in Tree.of(self.store, pool.namespace).family(pool)
+        return [p for p in Tree.of(self.store, pool.namespace).related(pool)
                 if p.name != pool.name and p.subnet_of(version, n) is not None]
 
     def _take(self, pool, version, n, span=None):

@@ -145,7 +145,7 @@ class NetboxFreeSpace(FreeSpace):
         return r.address
 
     def take(self, pool, version, n):
-        for member in Tree.of(self.store, pool.namespace).family(pool):
+        for member in Tree.of(self.store, pool.namespace).related(pool):
             for v, n, until, ident in self._resting(member, v_n=(version, n)):
                 def send(message, member=member, v=v, n=n, until=until, ident=ident):
                     self.client.delete_address(ident, message)
