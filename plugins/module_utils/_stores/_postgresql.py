@@ -129,10 +129,19 @@ _LOCK = 'SELECT pg_advisory_xact_lock'
 _WRITE = re.compile(r'(?:INSERT INTO|UPDATE|DELETE FROM) (\w+) ')
 
 
+#: lock keys made so far: parts -> key (a process locks the same few pools again and again)
+_LOCK_KEYS = {}
+
+
 def _lock_key(*parts):
     """A stable signed 64-bit advisory lock key for these strings."""
-    digest = hashlib.sha256('\0'.join(parts).encode('utf-8')).digest()
-    return struct.unpack('>q', digest[:8])[0]
+    key = _LOCK_KEYS.get(parts)
+    if key is None:
+        if len(_LOCK_KEYS) > 4096:
+            _LOCK_KEYS.clear()
+        digest = hashlib.sha256('\0'.join(parts).encode('utf-8')).digest()
+        key = _LOCK_KEYS[parts] = struct.unpack('>q', digest[:8])[0]
+    return key
 
 
 class PostgresqlStore(SqlStore):
@@ -142,6 +151,8 @@ class PostgresqlStore(SqlStore):
 
     #: ``?`` query -> ``%s`` query
     _converted = {}
+    #: the statements of a run of writes -> the one statement that runs them (``_flush``)
+    _joined = {}
 
     # A write transaction costs nothing until it locks (no LOCKS_AT_BEGIN): the pool's lock goes in the round
     # trip that reads the pool anyway, with the reservations fetched for it (``prefetch``), so a new
@@ -422,9 +433,13 @@ class PostgresqlStore(SqlStore):
         run = []
         for write in writes + [None]:
             if run and (write is None or any(table == write[0] for table, _s, _p in run)):
-                sql = ''.join('WITH ' * (i == 0) + 'w%d AS (%s), ' % (i, w[1]) for i, w in enumerate(run[:-1]))
-                self._statement(sql.rstrip(', ') + (' ' if len(run) > 1 else '') + run[-1][1],
-                                tuple(p for w in run for p in w[2]))
+                statements = tuple(w[1] for w in run)
+                sql = self._joined.get(statements)
+                if sql is None:
+                    sql = ''.join('WITH ' * (i == 0) + 'w%d AS (%s), ' % (i, one)
+                                  for i, one in enumerate(statements[:-1]))
+                    sql = self._joined[statements] = sql.rstrip(', ') + (' ' if len(run) > 1 else '') + statements[-1]
+                self._statement(sql, sum((w[2] for w in run), ()))
                 run = []
             if write is not None:
                 run.append(write)

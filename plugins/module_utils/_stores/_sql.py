@@ -439,11 +439,12 @@ class SqlStore(SpanStore):
         if row is None:
             return None
         try:
-            _read_row('free_span', row)
+            (version, first), (other, last) = iv.from_key(row[0]), iv.from_key(row[1])
+            if version != other or first > last:
+                _read_row('free_span', row)     # raises, saying what is wrong
         except _DAMAGE as e:
             raise self._damaged('free_span', 'first = ? AND last = ?', tuple(row), e)
-        version, first = iv.from_key(row[0])
-        return (version, first, iv.from_key(row[1])[1])
+        return (version, first, last)
 
     def free_first(self, namespace, pool, version, lo, hi):
         if (namespace, pool) in self._lowest:
