@@ -209,8 +209,11 @@ def _check_version(version):
 
 
 def _check_value(version, n):
-    _check_version(version)
-    if not _is_int(n) or n < 0 or n > _MAX[version]:
+    top = _MAX.get(version) if version.__class__ is int else None    # (a bool is not a version: not in _WIDTH)
+    if top is None:
+        _check_version(version)
+        top = _MAX[version]
+    if not ((n.__class__ is int or _is_int(n)) and 0 <= n <= top):
         raise ValueError('%r is not an %s address value' % (n, _FAMILY[version]))
 
 

@@ -17,6 +17,11 @@ import copy
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 
 
+def _netmask(prefix_length):
+    """The dotted netmask of an IPv4 prefix length."""
+    return iv.to_str(4, ((1 << 32) - 1) ^ ((1 << (32 - prefix_length)) - 1))
+
+
 class Subnet(object):
     """One subnet of a pool: a CIDR, its gateway and DNS, its ranges and exclusions."""
 
@@ -201,7 +206,7 @@ class Reservation(object):
         """A copy to change: its own metadata (its one mutable value, deep-copied); the other values are strings,
         numbers, booleans or None, shared."""
         new = copy.copy(self)
-        new.metadata = copy.deepcopy(self.metadata)
+        new.metadata = copy.deepcopy(self.metadata) if self.metadata else {}
         return new
 
     def to_data(self):
@@ -212,7 +217,7 @@ class Reservation(object):
             'key': self.key,
             'address': self.address_str,
             'static': self.static,
-            'metadata': copy.deepcopy(self.metadata),
+            'metadata': copy.deepcopy(self.metadata) if self.metadata else {},
             'created_at': self.created_at,
             'updated_at': self.updated_at,
             'expires_at': self.expires_at,
@@ -236,9 +241,9 @@ class Reservation(object):
             result.update(
                 prefix_length=subnet.prefix_length,
                 cidr='%s/%d' % (self.address_str, subnet.prefix_length),
-                netmask=str(subnet.network.netmask) if subnet.version == 4 else None,
+                netmask=_netmask(subnet.prefix_length) if subnet.version == 4 else None,
                 network=subnet.cidr,
-                gateway=subnet.to_data()['gateway'],
+                gateway=None if subnet.gateway is None else iv.to_str(subnet.version, subnet.gateway),
                 dns=list(subnet.dns),
             )
         return result

@@ -39,8 +39,14 @@ class Service(object):
         self.results = Results(store, self._stamp)
 
     # -- helpers --------------------------------------------------------
+    #: ``(epoch second, its ISO text)`` of the last stamp made
+    _stamped = (None, None)
+
     def _stamp(self, offset=0):
-        return time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(int(self.clock()) + offset))
+        second = int(self.clock()) + offset
+        if self._stamped[0] != second:
+            self._stamped = (second, time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(second)))
+        return self._stamped[1]
 
     def _history(self, obj, action, namespace, pool=None, old=None, new=None, reservation=None):
         entry = {'time': self._stamp(), 'namespace': namespace, 'pool': pool, 'object': obj, 'action': action,

@@ -35,13 +35,22 @@ This is a private module: it may change at any time.
   which answer "anything due?" and "the first free span" until a write of
   the transaction changes them; before its lock, a write transaction
   chooses the lock from the pools as the last transaction read them (the
-  service reads them again once locked). A new reservation is 4 round trips
-  (the read that finds it missing; the lock with the pools; the owner's
-  reservation; the writes with COMMIT), an idempotent rerun 1 (counted on
-  the wire by tests/unit/.../test_postgresql_round_trips.py). An error of a
+  service reads them again once locked). A new reservation is 2 round trips
+  (the lock with the pools and the owner's reservation; the writes with
+  COMMIT), an idempotent rerun 1 (counted on the wire by
+  tests/unit/.../test_postgresql_round_trips.py). An error of a
   statement sent without waiting is raised by a later one, or by COMMIT:
   the transaction rolls back as for any error, and a reservation whose
   address another writer took meanwhile is ``address_in_use``.
+- Three statements a reservation (issue 25, third session): the owner's
+  reservation rides on its pool's row of the pools' statement
+  (``_locked_pools``), and a write transaction that begins with its lock
+  and commits sends no BEGIN and no COMMIT: up to the pipeline's Sync, its
+  statements are one transaction to the server (the extended protocol's
+  implicit transaction, at the server's default isolation, used only where
+  that is READ COMMITTED); the Sync commits it, a ROLLBACK sent before the
+  Sync rolls it back. psycopg's work and the server's are per statement:
+  the lock, the pools, the writes, where there were six.
 - Server-side prepared statements (issue 25): psycopg prepares each statement
   the first time a connection runs it (``prepare_threshold=0``), in the same
   round trip; the server then neither parses nor plans it again on that
@@ -120,10 +129,19 @@ _LOCK = 'SELECT pg_advisory_xact_lock'
 _WRITE = re.compile(r'(?:INSERT INTO|UPDATE|DELETE FROM) (\w+) ')
 
 
+#: lock keys made so far: parts -> key (a process locks the same few pools again and again)
+_LOCK_KEYS = {}
+
+
 def _lock_key(*parts):
     """A stable signed 64-bit advisory lock key for these strings."""
-    digest = hashlib.sha256('\0'.join(parts).encode('utf-8')).digest()
-    return struct.unpack('>q', digest[:8])[0]
+    key = _LOCK_KEYS.get(parts)
+    if key is None:
+        if len(_LOCK_KEYS) > 4096:
+            _LOCK_KEYS.clear()
+        digest = hashlib.sha256('\0'.join(parts).encode('utf-8')).digest()
+        key = _LOCK_KEYS[parts] = struct.unpack('>q', digest[:8])[0]
+    return key
 
 
 class PostgresqlStore(SqlStore):
@@ -133,6 +151,8 @@ class PostgresqlStore(SqlStore):
 
     #: ``?`` query -> ``%s`` query
     _converted = {}
+    #: the statements of a run of writes -> the one statement that runs them (``_flush``)
+    _joined = {}
 
     # A write transaction costs nothing until it locks (no LOCKS_AT_BEGIN): the pool's lock goes in the round
     # trip that reads the pool anyway, with the reservations fetched for it (``prefetch``), so a new
@@ -142,7 +162,9 @@ class PostgresqlStore(SqlStore):
 
     #: ``(namespace, pool, owners, key)`` of the transaction's ``prefetch``, or None
     _expected = None
-    #: ``((namespace, pool, owners, key), cursor, connection)`` of the reservations fetched with the lock
+    #: the ``prefetch`` that the next read of the locked namespace's pools fetches with them, or None
+    _prefetching = None
+    #: ``((namespace, pool, owners, key), rows)`` of the reservations fetched with the pools, under the lock
     _prefetched = None
     #: whether the transaction has sent a statement that writes (its COMMIT is then waited for)
     _dirty = False
@@ -214,9 +236,13 @@ class PostgresqlStore(SqlStore):
             raise _retry.mark(error, _retry.CONNECT) if again else error
         self._pid = os.getpid()
         try:
-            self._schema = self._conn.execute('SELECT current_schema()', prepare=False).fetchone()[0]
+            self._schema, isolation = self._conn.execute(
+                "SELECT current_schema(), current_setting('default_transaction_isolation')", prepare=False).fetchone()
         except psycopg.Error as e:
             raise self._translate(e)
+        # a write transaction that begins with its lock needs no BEGIN where the server's own default is what BEGIN
+        # would ask for (``_begin``)
+        self._implicit_ok = _PIPELINE and isolation == 'read committed'
         if self._schema is None:
             raise StoreUnavailable('The PostgreSQL store %s has no schema to keep its tables in: no schema of the '
                                    "connection's search_path exists. Create the schema, or set search_path in "
@@ -239,11 +265,16 @@ class PostgresqlStore(SqlStore):
     _write = True
     #: the lock_timeout of the transaction begun (the time left of the task's timeout)
     _lock_timeout = None
+    #: whether the connection's transactions are READ COMMITTED unless BEGIN says otherwise (and pipelined)
+    _implicit_ok = False
+    #: whether the transaction begun is, or may be, one without BEGIN: its statements run in the server's implicit
+    #: transaction, which the pipeline's Sync commits (see ``_statement``)
+    _implicit = False
 
     def _begin(self, write, commit):
         self._write = write
         self._locked = None
-        self._expected, self._prefetched, self._dirty, self._writes = None, None, False, []
+        self._expected, self._prefetching, self._prefetched, self._dirty, self._writes = None, None, None, False, []
         left = _retry.remaining()
         wait = self.timeout if left is None else min(self.timeout, left)
         self._lock_timeout = '%dms' % max(1, int(wait * 1000))
@@ -258,6 +289,11 @@ class PostgresqlStore(SqlStore):
         self._fresh = self._conn is None or self._conn.closed
         if self._fresh:
             self._connect()
+        # Issue 25: a write transaction that commits and begins with its lock (a reservation's) sends neither BEGIN
+        # nor COMMIT: the statements of a pipeline up to its Sync are one transaction to the server (the extended
+        # protocol's implicit transaction), at the default isolation, READ COMMITTED (checked on connecting); the
+        # Sync commits it, a ROLLBACK sent before the Sync rolls it back. Two statements fewer to pipeline and run.
+        self._implicit = write and commit and self._implicit_ok and self._behind is None and not self._scratch
 
     #: the statements sent since BEGIN while no answer was read yet (None once one was): sent again, on a
     #: new connection, if the connection is found dead at the first answer
@@ -284,6 +320,9 @@ class PostgresqlStore(SqlStore):
         self._leave_pipeline(error)
         self._connect()
         self._fresh = True
+        if self._implicit and not self._implicit_ok:    # a server whose default changed meanwhile
+            replay = [('BEGIN ISOLATION LEVEL READ COMMITTED', ())] + replay
+            self._implicit = False
         self._open_pipeline()
         cursor = None
         for sql, params in replay:
@@ -394,19 +433,26 @@ class PostgresqlStore(SqlStore):
         run = []
         for write in writes + [None]:
             if run and (write is None or any(table == write[0] for table, _s, _p in run)):
-                sql = ''.join('WITH ' * (i == 0) + 'w%d AS (%s), ' % (i, w[1]) for i, w in enumerate(run[:-1]))
-                self._statement(sql.rstrip(', ') + (' ' if len(run) > 1 else '') + run[-1][1],
-                                tuple(p for w in run for p in w[2]))
+                statements = tuple(w[1] for w in run)
+                sql = self._joined.get(statements)
+                if sql is None:
+                    sql = ''.join('WITH ' * (i == 0) + 'w%d AS (%s), ' % (i, one)
+                                  for i, one in enumerate(statements[:-1]))
+                    sql = self._joined[statements] = sql.rstrip(', ') + (' ' if len(run) > 1 else '') + statements[-1]
+                self._statement(sql, sum((w[2] for w in run), ()))
                 run = []
             if write is not None:
                 run.append(write)
 
     def _statement(self, sql, params):
         if self._begin_sql is not None and sql.startswith(_LOCK):
-            # the transaction begins with a lock: its lock_timeout is set by the same statement, before it waits
-            self._begin_sql = self._begin_sql[:1]
+            # the transaction begins with a lock: its lock_timeout is set by the same statement, before it waits; and
+            # it needs no BEGIN where it may be implicit (``_begin``)
+            self._begin_sql = () if self._implicit else self._begin_sql[:1]
             sql, params = "SELECT set_config('lock_timeout', ?, true), " + sql[len('SELECT '):], \
                 (self._lock_timeout,) + tuple(params)
+        elif self._begin_sql is not None:
+            self._implicit = False
         converted = self._converted.get(sql)
         if converted is None:
             converted = self._converted[sql] = sql.replace('%', '%%').replace('?', '%s')
@@ -428,6 +474,10 @@ class PostgresqlStore(SqlStore):
             return
         self._replay = None
         self._committing = keep     # a connection lost from here on may have lost only COMMIT's answer
+        if self._implicit:
+            self._end_implicit(keep)
+            self._committing = False
+            return
         # psycopg sends a DEALLOCATE ALL it owes (see ``_prepare``) right after the statement it executes next:
         # after COMMIT, it would open an implicit transaction in which the next BEGIN ISOLATION LEVEL fails
         # ("must be called before any query"). Then the answer is awaited, which ends that segment.
@@ -441,11 +491,39 @@ class PostgresqlStore(SqlStore):
         # locks, as it arrives), its answer is read with the next transaction's first one. Nothing of a
         # transaction that wrote nothing can fail there.
 
+    def _end_implicit(self, keep):
+        """End a transaction without BEGIN: its Sync commits what it wrote (awaited: kept, or raising here); one that
+        wrote nothing is ended by a Sync sent now and not waited for (as a COMMIT is, below); ``keep`` False sends a
+        ROLLBACK first."""
+        if not keep:
+            self._conn.execute('ROLLBACK', prepare=False)
+        pipeline = self._pipeline
+        if keep and not self._dirty and pipeline is not None:
+            with self._conn.lock:
+                pipeline._enqueue_sync()    # pylint: disable=protected-access
+                self._conn.wait(pipeline._communicate_gen())    # pylint: disable=protected-access
+        else:
+            self._leave_pipeline()
+
     def _rollback(self):
         self._replay = None
         self._writes = ()
         if self._begin_sql is not None:
             self._begin_sql = None
+            return
+        if self._implicit:
+            # The Sync that leaving the pipeline sends would commit: a ROLLBACK goes first. Not sent, the connection
+            # is closed without a Sync, which rolls the transaction back as surely.
+            self._implicit = False
+            try:
+                if self._conn is not None and not self._conn.closed \
+                        and self._conn.pgconn.pipeline_status != psycopg.pq.PipelineStatus.ABORTED:
+                    self._conn.execute('ROLLBACK', prepare=False)   # (aborted, the server rolls back at the Sync)
+            except Exception:  # pylint: disable=broad-except
+                self._pipeline = None
+                self._conn.close()
+                return
+            self._leave_pipeline(psycopg.Error('rolled back'))
             return
         self._leave_pipeline(psycopg.Error('rolled back'))
         if self._conn is None or self._conn.closed:
@@ -512,9 +590,31 @@ class PostgresqlStore(SqlStore):
         self._forget_pools()    # what was read before the lock may have changed meanwhile
         self._locked = (namespace, name)
         expected = self._expected
+        self._prefetched = None
         if expected is not None and expected[0] == namespace and 0 < len(expected[2]) <= self.OWNERS_AT_ONCE:
-            # sent after the lock, so read under it; answered with the next statement that is read
-            self._prefetched = (expected, self._execute(*self._reservations_query(*expected)), self._conn)
+            # read with the pools, which the service reads next, under the lock (``_locked_pools``)
+            self._prefetching = expected
+
+    #: what ``_locked_pools`` reads besides the pools for a ``prefetch``: on the row of its pool, the data of the
+    #: reservations its owners hold under its key (an empty array: none; NULL on the other rows)
+    #: (owners as ``IN (?, ...)``, not ``= ANY(?)`` of one array: the server would plan that again at each run)
+    PREFETCH_COLUMN = (', CASE WHEN p.name = ? THEN ARRAY(SELECT r.data FROM reservation r WHERE r.namespace = '
+                       'p.namespace AND r.pool = p.name AND r.key = ? AND r.owner IN ({owners})) END')
+
+    def _locked_pools(self, namespace, pool):
+        """The pools read once locked, with the reservations of the transaction's ``prefetch`` in the same statement:
+        one statement, one answer for both."""
+        expected, self._prefetching = self._prefetching, None
+        if expected is None or expected[0] != namespace:
+            return super(PostgresqlStore, self)._locked_pools(namespace, pool)
+        _namespace, wanted, owners, key = expected
+        columns = self.PREFETCH_COLUMN.format(owners=', '.join('?' * len(owners)))
+        rows = self._rows(self.LOCKED_POOLS.format(columns=columns),
+                          (namespace, namespace, namespace, pool, wanted, key) + owners + (namespace,))
+        found = next((row[4] for row in rows if row[4] is not None), None)
+        if found is not None:       # (no row of the pool: it does not exist, get_reservations asks as ever)
+            self._prefetched = (expected, [(data, None) for data in found])
+        return rows
 
     def _catch_up(self):
         super(PostgresqlStore, self)._catch_up()
@@ -529,24 +629,16 @@ class PostgresqlStore(SqlStore):
     def get_reservations(self, namespace, pool, owners, key):
         prefetched, self._prefetched = self._prefetched, None
         owners = tuple(owners)
-        if prefetched is not None and prefetched[0] == (namespace, pool, owners, key) \
-                and prefetched[2] is self._conn and not self._conn.closed:
-            return self._found_reservations(namespace, pool, self._answer_from(prefetched[1]), {})
+        if prefetched is not None and prefetched[0] == (namespace, pool, owners, key):
+            return self._found_reservations(namespace, pool, prefetched[1], {})
         return super(PostgresqlStore, self).get_reservations(namespace, pool, owners, key)
 
-    def _answer_from(self, cursor):
-        """The rows of a statement sent earlier (its error, if any, was raised by the answer read since)."""
-        try:
-            return cursor.fetchall()
-        except psycopg.OperationalError as e:
-            return self._reopen(e, lambda again: again.fetchall())
-
     def save_reservation(self, reservation):
-        self._prefetched = None     # what was fetched with the lock no longer holds
+        self._prefetching = self._prefetched = None     # what was fetched with the lock no longer holds
         super(PostgresqlStore, self).save_reservation(reservation)
 
     def delete_reservation(self, reservation):
-        self._prefetched = None
+        self._prefetching = self._prefetched = None
         super(PostgresqlStore, self).delete_reservation(reservation)
 
     def lock_namespace(self, namespace):

@@ -278,11 +278,7 @@ class SqlStore(SpanStore):
         if pools is None:
             locked = self._locked if self._locked and self._locked[0] == namespace else None
             if locked:      # the pools, what is due in the namespace and the locked pool's lowest free span
-                rows = self._rows(
-                    'SELECT data, (SELECT MIN(expires_at) FROM reservation WHERE namespace = ? AND expires_at IS '
-                    'NOT NULL), (SELECT MIN(until) FROM released WHERE namespace = ?), (SELECT first || \' \' || '
-                    'last FROM free_span WHERE namespace = ? AND pool = ? ORDER BY first LIMIT 1) FROM pool '
-                    'WHERE namespace = ? ORDER BY name', (namespace, namespace, namespace, locked[1], namespace))
+                rows = self._locked_pools(namespace, locked[1])
                 if rows:
                     self._due[namespace] = (rows[0][1], rows[0][2])
                     self._lowest[locked] = self._span(rows[0][3].split(' ')) if rows[0][3] else None
@@ -293,6 +289,19 @@ class SqlStore(SpanStore):
                 self._last_pools = {}
             self._last_pools[namespace] = pools
         return pools
+
+    #: the statement of ``_locked_pools``: the pools of a namespace, the earliest lease and resting address of the
+    #: namespace (the same on every row), and a pool's lowest free span (``first last``, or NULL); ``{columns}``: more
+    #: columns a dialect reads in the same statement
+    LOCKED_POOLS = ('SELECT data, (SELECT MIN(expires_at) FROM reservation WHERE namespace = ? AND expires_at IS NOT '
+                    'NULL), (SELECT MIN(until) FROM released WHERE namespace = ?), (SELECT first || \' \' || last FROM '
+                    'free_span WHERE namespace = ? AND pool = ? ORDER BY first LIMIT 1){columns} FROM pool p WHERE '
+                    'namespace = ? ORDER BY name')
+
+    def _locked_pools(self, namespace, pool):
+        """The rows of ``LOCKED_POOLS`` for ``namespace``, once the transaction holds ``pool``'s lock (or, pool None,
+        the namespace's)."""
+        return self._rows(self.LOCKED_POOLS.format(columns=''), (namespace, namespace, namespace, pool, namespace))
 
     def _nothing_due(self, namespace, index, time):
         """True if what was read with the pools says nothing of ``namespace`` is due at ``time``."""
@@ -430,11 +439,12 @@ class SqlStore(SpanStore):
         if row is None:
             return None
         try:
-            _read_row('free_span', row)
+            (version, first), (other, last) = iv.from_key(row[0]), iv.from_key(row[1])
+            if version != other or first > last:
+                _read_row('free_span', row)     # raises, saying what is wrong
         except _DAMAGE as e:
             raise self._damaged('free_span', 'first = ? AND last = ?', tuple(row), e)
-        version, first = iv.from_key(row[0])
-        return (version, first, iv.from_key(row[1])[1])
+        return (version, first, last)
 
     def free_first(self, namespace, pool, version, lo, hi):
         if (namespace, pool) in self._lowest:

@@ -106,3 +106,49 @@ def test_a_batch_is_one_transaction_whatever_its_size(counted):
     # the store interface yet
     assert [counts[n][0] for n in (1, 10, 50)] == [2, 2, 2], counts
     assert [counts[n][1] for n in (1, 10, 50)] == [4 + 3 * n for n in (1, 10, 50)], counts
+
+
+def test_statements_and_rows_of_a_reservation(counted):
+    """Issue 25, third session: what a reservation sends and reads, counted on the wire. A new one runs three
+    statements (the lock; the pools with what is due, the lowest free span and the owner's reservation; the writes as
+    one), no BEGIN and no COMMIT (the pipeline's Sync ends the transaction); its rows are the lock's one and the
+    namespace's pools, one each (the owner's reservation rides on its pool's row). A rerun runs two and reads the same
+    rows. (Before: six statements, BEGIN, the lock, the owner's reservation, the pools, the writes, COMMIT.)"""
+    svc, counter = counted
+    for name in ('web', 'db', 'mail'):
+        svc.pool(name, subnets=[{'cidr': '10.%d.0.0/16' % len(name)}])
+    svc.reserve('web', 'first')
+    with counter.counting() as new:
+        svc.reserve('web', 'h1')
+    with counter.counting() as rerun:
+        svc.reserve('web', 'h1')
+    if new.statements is None:
+        pytest.skip('the server talks TLS: the relay cannot read its messages')
+    assert (new.statements, new.rows) == (3, 4), (new.statements, new.rows)
+    assert (rerun.statements, rerun.rows) == (2, 4), (rerun.statements, rerun.rows)
+
+
+def test_a_server_whose_default_isolation_is_not_read_committed_gets_begin():
+    """Without BEGIN the server's default isolation would hold: where it is not READ COMMITTED (here REPEATABLE READ,
+    whose snapshot, taken by the lock's statement, would not see what the last holder of the lock committed), every
+    transaction begins with BEGIN ISOLATION LEVEL READ COMMITTED and ends with COMMIT, as before issue 25's third
+    session: five statements, still two round trips, and reservations one after the other do not collide."""
+    with server.fresh_schema('rt') as (spec, _schema):
+        spec = spec.replace('options=-csearch_path', 'options=-cdefault_transaction_isolation%3Drepeatable%5C%20read'
+                            '%20-csearch_path')
+        with RoundTrips(spec) as counter:
+            store, other = open_store(counter.spec), open_store(counter.spec)
+            try:
+                assert store._implicit_ok is False
+                svc = Service(store)
+                svc.pool('web', subnets=[{'cidr': '10.0.0.0/16'}])
+                svc.reserve('web', 'first')
+                assert Service(other).reserve('web', 'second')['reservation']['address'] == '10.0.0.2'
+                with counter.counting() as new:
+                    assert svc.reserve('web', 'h1')['reservation']['address'] == '10.0.0.3'
+            finally:
+                store.close()
+                other.close()
+    if new.statements is None:
+        pytest.skip('the server talks TLS: the relay cannot read its messages')
+    assert (new.round_trips, new.statements) == (2, 5), (new.round_trips, new.statements)
