@@ -498,7 +498,10 @@ class PostgresqlStore(SqlStore):
         if not keep:
             self._conn.execute('ROLLBACK', prepare=False)
         pipeline = self._pipeline
-        if keep and not self._dirty and pipeline is not None:
+        # psycopg has no public "send a Sync, do not wait": its private steps of Pipeline.sync (3.3); a psycopg
+        # without them ends the transaction by leaving the pipeline, which waits for the answer (one round trip)
+        if keep and not self._dirty and pipeline is not None and hasattr(pipeline, '_enqueue_sync') \
+                and hasattr(pipeline, '_communicate_gen'):
             with self._conn.lock:
                 pipeline._enqueue_sync()    # pylint: disable=protected-access
                 self._conn.wait(pipeline._communicate_gen())    # pylint: disable=protected-access
