@@ -266,7 +266,16 @@ class Service(object):
         """``(changed, before, after)`` for each ``(owner, address, metadata)`` of ``requests``, reserved in
         order in one transaction."""
         version, ttl, requests = _checks.reserve_arguments(namespace, pool, requests, key, family, ttl, reassign)
-        owners = [owner for owner, _a, _m in requests]
+        return self._decide(namespace, pool, [owner for owner, _a, _m in requests], key, check, reassign,
+                            lambda held: self._rerun(requests, held, ttl, version),
+                            lambda p, held: self._reserve_all(p, requests, held, key, version, ttl, force, reassign,
+                                                              check))
+
+    def _decide(self, namespace, pool, owners, key, check, reassign, rerun, change):
+        """One reservation task's transaction (``_reserve``, ``_reserve_dual``): what ``rerun(held)`` gives when the
+        owners hold what they ask for already (a rerun only reads), else what ``change(pool, held)`` gives, under
+        the pool tree's lock (the namespace's with ``reassign``: two pools may change) after the leases that ran
+        out are released. ``held``: what ``owners`` hold under ``key`` (``Store.get_reservations``)."""
         if not owners:
             return []
         # A rerun that changes nothing only reads: no write lock, no write (where a lock costs more than a
@@ -274,8 +283,7 @@ class Service(object):
         # transaction below writes nothing for it).
         if LOCKS_AT_BEGIN in self.store.capabilities:
             with self.store.transaction(write=False):
-                results = self._rerun(requests, self.store.get_reservations(namespace, pool, owners, key), ttl,
-                                      version)
+                results = rerun(self.store.get_reservations(namespace, pool, owners, key))
                 if results is not None:
                     return results
         with self.store.transaction(commit=not check):
@@ -287,34 +295,39 @@ class Service(object):
                 _tree.lock(self.store, namespace, pool)
             p = self._pool(namespace, pool)
             held = self.store.get_reservations(namespace, pool, owners, key)
-            results = self._rerun(requests, held, ttl, version)
+            results = rerun(held)
             if results is not None:     # a rerun, here too: what ran out is released by the next change
                 return results
             if self._expire(p):
                 held = self.store.get_reservations(namespace, pool, owners, key)
-            results = [None] * len(requests)
-            order = self._plan(requests, held)
-            currents, statics = {}, any(at is not None for _o, at, _m in requests)
-            for i in order:
-                owner, at, metadata = requests[i]
-                # a static address of this task may have moved or taken over one read above: read it again
-                currents[i] = current = self._current(
-                    self.store.get_reservations(namespace, pool, [owner], key).get(owner) if statics
-                    else held.get(owner), version if at is None else at[0])
-                if at is not None:
-                    results[i] = self._reserve_one(p, owner, key, current, at, version, metadata, ttl, force,
-                                                   reassign, check)
-            # the new dynamics of the batch, in list order, take their addresses at once (one request per range on
-            # a store that allocates for itself)
-            fresh = dict((i, self._fresh(p, requests[i][0], key, requests[i][2], ttl)) for i in order
-                         if requests[i][1] is None and currents[i] is None)
-            self._allocate(p, [fresh[i] for i in order if i in fresh], version)
-            for i in order:
-                owner, at, metadata = requests[i]
-                if at is None:
-                    results[i] = self._reserve_one(p, owner, key, currents[i], None, version, metadata, ttl, force,
-                                                   reassign, check, fresh.get(i))
-            return results
+            return change(p, held)
+
+    def _reserve_all(self, p, requests, held, key, version, ttl, force, reassign, check):
+        """Inside ``_decide``'s transaction: the requests of ``_reserve`` applied, statics first (``_plan``)."""
+        namespace, pool = p.namespace, p.name
+        results = [None] * len(requests)
+        order = self._plan(requests, held)
+        currents, statics = {}, any(at is not None for _o, at, _m in requests)
+        for i in order:
+            owner, at, metadata = requests[i]
+            # a static address of this task may have moved or taken over one read above: read it again
+            currents[i] = current = self._current(
+                self.store.get_reservations(namespace, pool, [owner], key).get(owner) if statics
+                else held.get(owner), version if at is None else at[0])
+            if at is not None:
+                results[i] = self._reserve_one(p, owner, key, current, at, version, metadata, ttl, force,
+                                               reassign, check)
+        # the new dynamics of the batch, in list order, take their addresses at once (one request per range on
+        # a store that allocates for itself)
+        fresh = dict((i, self._fresh(p, requests[i][0], key, requests[i][2], ttl)) for i in order
+                     if requests[i][1] is None and currents[i] is None)
+        self._allocate(p, [fresh[i] for i in order if i in fresh], version)
+        for i in order:
+            owner, at, metadata = requests[i]
+            if at is None:
+                results[i] = self._reserve_one(p, owner, key, currents[i], None, version, metadata, ttl, force,
+                                               reassign, check, fresh.get(i))
+        return results
 
     def _rerun(self, requests, held, ttl, version):
         """``(False, r, r)`` for each request when every one asks for what its owner holds already (a rerun,
@@ -359,40 +372,28 @@ class Service(object):
         take free addresses, every IPv4 one in list order, then every IPv6 one. A pool without both families is
         ``invalid_argument`` naming the missing one; one family exhausted fails the whole and changes nothing."""
         ttl, requests = _checks.dual_arguments(namespace, pool, requests, key, ttl, reassign)
-        owners = [owner for owner, _a, _m in requests]
-        if not owners:
-            return []
-        if LOCKS_AT_BEGIN in self.store.capabilities:    # a rerun that changes nothing only reads (see _reserve)
-            with self.store.transaction(write=False):
-                results = self._rerun_dual(requests, self.store.get_reservations(namespace, pool, owners, key), ttl)
-                if results is not None:
-                    return results
-        with self.store.transaction(commit=not check):
-            if PREFETCH in self.store.capabilities:
-                self.store.prefetch(namespace, pool, owners, key)
-            _tree.lock(self.store, namespace, pool)
-            p = self._pool(namespace, pool)
-            missing = [v for v in (4, 6) if not any(s.version == v for s in p.subnets)]
-            if missing:
-                raise InvalidArgument("Pool '%s' has no IPv%d subnet: family: dual reserves one IPv4 and one IPv6 "
-                                      "address for each owner. Add an IPv%d subnet to the pool, or give family ipv%d."
-                                      % (pool, missing[0], missing[0], 10 - missing[0]))
-            held = self.store.get_reservations(namespace, pool, owners, key)
-            results = self._rerun_dual(requests, held, ttl)
-            if results is not None:     # a rerun, here too: what ran out is released by the next change
-                return results
-            if self._expire(p):
-                held = self.store.get_reservations(namespace, pool, owners, key)
-            results = {}
-            for version in (4, 6):
-                currents = [next((r for r in held.get(owner, ()) if r.version == version), None) for owner in owners]
-                fresh = dict((i, self._fresh(p, owner, key, metadata, ttl)) for i, (owner, _a, metadata)
-                             in enumerate(requests) if currents[i] is None)
-                self._allocate(p, [fresh[i] for i in sorted(fresh)], version)
-                results[version] = [self._reserve_one(p, owner, key, currents[i], None, version, metadata, ttl, False,
-                                                      False, check, fresh.get(i))
-                                    for i, (owner, _a, metadata) in enumerate(requests)]
-            return list(zip(results[4], results[6]))
+        return self._decide(namespace, pool, [owner for owner, _a, _m in requests], key, check, False,
+                            lambda held: self._rerun_dual(requests, held, ttl),
+                            lambda p, held: self._reserve_pairs(p, requests, held, key, ttl, check))
+
+    def _reserve_pairs(self, p, requests, held, key, ttl, check):
+        """Inside ``_decide``'s transaction: the missing halves of ``_reserve_dual``'s requests, every IPv4 one
+        in list order, then every IPv6 one."""
+        missing = [v for v in (4, 6) if not any(s.version == v for s in p.subnets)]
+        if missing:
+            raise InvalidArgument("Pool '%s' has no IPv%d subnet: family: dual reserves one IPv4 and one IPv6 "
+                                  "address for each owner. Add an IPv%d subnet to the pool, or give family ipv%d."
+                                  % (p.name, missing[0], missing[0], 10 - missing[0]))
+        owners, results = [owner for owner, _a, _m in requests], {}
+        for version in (4, 6):
+            currents = [next((r for r in held.get(owner, ()) if r.version == version), None) for owner in owners]
+            fresh = dict((i, self._fresh(p, owner, key, metadata, ttl)) for i, (owner, _a, metadata)
+                         in enumerate(requests) if currents[i] is None)
+            self._allocate(p, [fresh[i] for i in sorted(fresh)], version)
+            results[version] = [self._reserve_one(p, owner, key, currents[i], None, version, metadata, ttl, False,
+                                                  False, check, fresh.get(i))
+                                for i, (owner, _a, metadata) in enumerate(requests)]
+        return list(zip(results[4], results[6]))
 
     @staticmethod
     def _plan(requests, held):
