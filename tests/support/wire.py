@@ -5,7 +5,9 @@
 """A relay on loopback that counts round trips between a client and a PostgreSQL server.
 
 A round trip is counted each time the server sends something after the client sent something since the
-server last spoke: pipelined statements sent together and answered together are one. Used by
+server last spoke: pipelined statements sent together and answered together are one. A client's burst of
+nothing but Sync and Flush messages (ending a transaction that wrote nothing, not waited for: its answer races
+the end of a ``counting`` block) is not one; on a TLS connection, whose messages are not read, every burst is. Used by
 test_postgresql_round_trips.py and bench/round_trips.py. On a connection without TLS the relay also reads the
 protocol's messages: the statements the client runs (an Execute message, or a simple Query) and the rows the
 server sends (DataRow messages).
@@ -40,6 +42,7 @@ class _Messages(object):
         self.answers = 0            # a server answers a TLS or GSS request with one byte
         self.other = None           # the other direction's _Messages
         self.encrypted = False
+        self.spoke = False          # a client's message other than Sync and Flush since it was last cleared
 
     def feed(self, data):
         if self.encrypted:
@@ -60,6 +63,7 @@ class _Messages(object):
                 if len(self.buffer) < length:
                     return
                 self.buffer = self.buffer[length:]
+                self.spoke = True
                 if code in _REQUESTS:
                     self.other.answers += 1
                 else:
@@ -71,6 +75,8 @@ class _Messages(object):
             if len(self.buffer) < 1 + length:
                 return
             self.seen(self.buffer[:1], self.client)
+            if self.buffer[:1] not in (b'S', b'H'):     # Sync, Flush
+                self.spoke = True
             self.buffer = self.buffer[1 + length:]
 
 
@@ -153,7 +159,8 @@ class RoundTrips(object):
                     if said.encrypted:
                         self.encrypted = True
                     if key.fileobj is client:
-                        client_spoke = True
+                        client_spoke = client_spoke or said.spoke or said.encrypted
+                        said.spoke = False
                     elif client_spoke:
                         client_spoke = False
                         with self._lock:
