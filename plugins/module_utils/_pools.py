@@ -1,0 +1,165 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The pool and range operations of the service (SPEC §3.4, §3.6): a part of ``_service.Service``.
+
+This is a private module: it may change at any time.
+
+``PoolOperations`` is the base of ``Service`` and uses what ``Service`` keeps: the store, ``results``, and its
+helpers ``_stamp``, ``_history``, ``_pool``, ``_tree`` and ``_release``. As there, each public method is one
+all-or-nothing transaction. Subnet arithmetic is ``_reshape``'s.
+"""
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _reshape, _tree
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, PoolInUse
+from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool
+
+
+class PoolOperations(object):
+    """Create, change and delete pools and their ranges (``Service.pool``, ``Service.range``)."""
+
+    # -- pools (SPEC §3.4, §3.6) ------------------------------------------
+    def pool(self, name, namespace='default', state='present', subnets=None, parent=None, prefix_length=None,
+             strategy=None, reuse_delay=None, description=None, metadata=None, force=False, check=False, ranges=None):
+        reuse_delay, metadata, ranges = _checks.pool_arguments(name, namespace, state, subnets, parent, prefix_length,
+                                                               strategy, reuse_delay, description, metadata, ranges)
+        with self.store.transaction(commit=not check):
+            self.store.lock_namespace(namespace)
+            old = self.store.get_pool(namespace, name)
+            if state == 'absent':
+                return self._delete_pool(old, force)
+            if old is None and parent is None and subnets is None:
+                raise InvalidArgument("Pool '%s' does not exist in namespace '%s': give subnets (or cidr) to "
+                                      "create it, or parent and prefix_length (or ranges) to make it a child of "
+                                      "another pool." % (name, namespace))
+            now = self._stamp()
+            new = Pool(namespace, name, created_at=now) if old is None else old.copy()
+            for field, value in (('strategy', strategy), ('reuse_delay', reuse_delay),
+                                 ('description', description), ('metadata', metadata)):
+                if value is not None:
+                    setattr(new, field, value)
+            if parent is not None and ranges is not None:
+                _reshape.hold_ranges(old, new, self._pool(namespace, parent), ranges, force)
+            elif parent is not None:
+                _reshape.carve(self.store, old, new, parent, prefix_length, self._pool)
+            elif subnets is not None:
+                if old is not None and old.parent is not None:
+                    raise InvalidArgument("Pool '%s' is a child of '%s': its subnet is carved, not given."
+                                          % (name, old.parent))
+                sources = _reshape.sources(name, subnets, old.subnets if old else [], force)
+                new.subnets = [_reshape.subnet(spec, source, force) for spec, source in zip(subnets, sources)]
+            if old is not None and new.to_data() == old.to_data():
+                return self.results.pool_result(False, old, new, released=[])
+            new.updated_at = now
+            return self._save_shape(old, new, force, 'pool', 'create' if old is None else 'update')
+
+    def _save_shape(self, old, new, force, obj, action):
+        """Save ``new`` (``old`` changed; None: created) and what its shape derives. Only a new shape (subnets,
+        ranges, exclusions) is checked (``_reshape.check_shape``) and rebuilds free spans (its own, its parent's,
+        those below it): a description, metadata, strategy or reuse_delay change is one write."""
+        namespace = new.namespace
+        tree = self._tree(namespace)
+        children = tree.children(new)
+        released, moved = [], []
+        reshaped = old is None or [s.to_data() for s in old.subnets] != [s.to_data() for s in new.subnets]
+        if reshaped:
+            _reshape.check_shape(self.store, self._stamp(), old, new, tree)
+            released = self._release_outside(old, new, children, force)
+            moved = _reshape.follow(new, children)
+        for saved in [new] + [rehomed for _child, rehomed in moved]:
+            self.store.save_pool(saved)
+        if reshaped:
+            self.store.free_space().rebuild(new)
+            if new.parent is not None:
+                self.store.free_space().rebuild(self.store.get_pool(namespace, new.parent))
+            self._rebuild_below(tree, new)
+        self._history(obj, action, namespace, new.name, old=old.to_data() if old else None, new=new.to_data())
+        for child, rehomed in moved:
+            self._history('pool', 'update', namespace, child.name, old=child.to_data(), new=rehomed.to_data())
+        return self.results.pool_result(True, old, new, self._tree(namespace) if moved else tree, released)
+
+    def _rebuild_below(self, tree, pool):
+        """Rebuild the free space of every pool below ``pool``, whose shape just changed: what it withholds
+        (gateway, exclusions, network and broadcast addresses) holds in them at once (``_tree``)."""
+        for below in tree.descendants(pool):
+            self.store.free_space().rebuild(self.store.get_pool(below.namespace, below.name))     # as saved now
+
+    def _release_outside(self, old, new, children, force):
+        """What the new subnets leave outside (``_reshape.outside``), released, as reservation dicts."""
+        if old is None:
+            return []
+        outside = _reshape.outside(self.store, new, children, force)
+        released = [self.results.reservation(r, old) for r in outside]
+        for r in outside:
+            self._release(r, None)      # outside every subnet: nothing to give back
+        return released
+
+    def _delete_pool(self, pool, force):
+        """Delete the pool (and, with force, its child pools and every reservation of both).
+
+        A child's addresses still resting under its reuse delay rest on in its parent until their time (SPEC
+        §3.6), and so do the addresses of the reservations force releases with it, for the child's delay: its
+        prefix goes back to the parent, not its recent holders' addresses."""
+        if pool is None:
+            return self.results.deleted(None, [])
+        children = self._tree(pool.namespace).children(pool)
+        reservations = self.store.find_reservations(pool.namespace, pool.name)
+        if (children or reservations) and not force:
+            raise PoolInUse("Pool '%s' still has %d reservation(s) and %d child pool(s)%s. Release them first, "
+                            "or set force: true to delete them with the pool."
+                            % (pool.name, len(reservations), len(children),
+                               (' (%s)' % ', '.join(c.name for c in children)) if children else ''),
+                            addresses=[r.address_str for r in reservations], pools=[c.name for c in children])
+        released = []
+        for child in children:
+            released += self._delete_pool(child, force)['released']
+        released += [self.results.reservation(r, pool) for r in reservations]
+        parent = self.store.get_pool(pool.namespace, pool.parent) if pool.parent is not None else None
+        free, now = self.store.free_space(), self._stamp()
+        resting = []
+        if parent is not None:
+            resting = [(v, n, until) for v, n, until in free.resting(pool) if until > now]
+            if pool.reuse_delay:
+                resting += [(r.version, r.address, self._stamp(pool.reuse_delay)) for r in reservations]
+        for r in reservations:
+            self._release(r, None)      # the pool goes: nothing to give back to it
+        self.store.delete_pool(pool.namespace, pool.name)
+        self._history('pool', 'delete', pool.namespace, pool.name, old=pool.to_data())
+        if parent is not None:
+            already = set((v, n) for v, n, _until in free.resting(parent))
+            for v, n, until in resting:
+                if (v, n) not in already:
+                    free.give_back(parent, v, n, until)
+            free.rebuild(parent)
+        return self.results.deleted(pool, released)
+
+    # -- ranges (SPEC §3.4) -----------------------------------------------
+    def range(self, pool, ranges, namespace='default', kind='allocatable', state='present', force=False,
+              check=False):
+        specs = _checks.range_arguments(namespace, pool, ranges, kind, state)
+        with self.store.transaction(commit=not check):
+            # a child by ranges' ranges are what it holds: their edit is its resize, under ``pool``'s lock
+            probe = self.store.get_pool(namespace, pool) if kind == 'allocatable' else None
+            if probe is not None and probe.by_ranges:
+                self.store.lock_namespace(namespace)
+            else:
+                _tree.lock(self.store, namespace, pool)
+            old = self._pool(namespace, pool)
+            shape = old.by_ranges and kind == 'allocatable'
+            if shape and not probe.by_ranges:       # made a child by ranges meanwhile
+                self.store.lock_namespace(namespace)
+            new = _reshape.edit_ranges(old, specs, kind, state, force)
+            if new.to_data() == old.to_data():
+                return self.results.pool_result(False, old, old)
+            new.updated_at = self._stamp()
+            if shape:
+                _reshape.hold_ranges(old, new, self._pool(namespace, old.parent),
+                                     [iv.format_span(*span) for span in _tree.footprint(new)], force=True)
+                return self._save_shape(old, new, force, 'range', 'add' if state == 'present' else 'remove')
+            self.store.save_pool(new)
+            self.store.free_space().rebuild(new)
+            self._rebuild_below(self._tree(namespace), new)
+            self._history('range', 'add' if state == 'present' else 'remove', namespace, pool,
+                          old=old.to_data(), new=new.to_data())
+            return self.results.pool_result(True, old, new)
