@@ -482,7 +482,8 @@ class SqlStore(SpanStore):
 
     def replace_free(self, namespace, pool, old, new):
         if len(old) == 1 and len(new) == 1 and old[0][0] == new[0][0]:     # one span changed in place
-            (version, first, _last), (_v, new_first, new_last) = old[0], new[0]
+            version, first = old[0][0], old[0][1]
+            new_first, new_last = new[0][1], new[0][2]
             self._execute('UPDATE free_span SET first = ?, last = ? WHERE namespace = ? AND pool = ? AND first = ?',
                           (iv.key(version, new_first), iv.key(version, new_last), namespace, pool,
                            iv.key(version, first)))
