@@ -16,7 +16,7 @@ This is a private module: it may change at any time. The role (roles/reserve/tas
    alone when its store, namespace, pool or key differ): the task is ``changed`` on that host;
 3. once, after them (``batch``): the requests checked and grouped (``plan``: one ``owners`` call of
    netpool.ipam.reservation per state, pool, key, settings and store, in inventory order), each group reserved
-   in one transaction (``_adapter.run_task``), and the index of what each host got (``facts``), set on every
+   in one transaction (``_inprocess.run_task``), and the index of what each host got (``facts``), set on every
    host with the role's facts (``ipam_address``...) as templates that read that index for the host they are
    read for (``fact``). A value set by a task run once is the same on every host; a template evaluated where it
    is read gives each host its own. ``trust_as_template`` (ansible-core's public templating API) marks them as
@@ -41,7 +41,7 @@ except ImportError:  # pragma: no cover - ansible-core before 2.19, which the co
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _runner, _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_TOKEN_ENV
-from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
+from ansible_collections.netpool.ipam.plugins.plugin_utils import _inprocess
 
 STATE = '__reserve_state'
 # (role variable, request field): what netpool.ipam.reserve_request reads from the host's variables.
@@ -78,6 +78,8 @@ def _spec():
 
 
 SPEC, _VALIDATOR = _spec()
+# the reservation's validator, made here: in the controller process, once for the batch's worker
+_inprocess.validator('reservation')
 
 #: type of the spec -> the Python types a value of it already is: a value of such a type (and in the option's
 #: choices) is one the validator accepts as it is, without converting it
@@ -326,11 +328,11 @@ def plan(requests):
 def batch(requests, previous=None, check=False):
     """What the role does once for the batch (``reserve_request`` with ``batch``): the requests planned
     (``plan``), each group reserved or released by one call of netpool.ipam.reservation (one transaction, as its
-    task would be, ``_adapter.run_task``), and the index of what each host got (``facts``)."""
+    task would be, ``_inprocess.run_task``), and the index of what each host got (``facts``)."""
     the_plan = plan(requests)
     if the_plan['error']:
         return facts({'results': []}, {'groups': [{'error': the_plan['error']}]}, previous, check)
-    results = [_adapter.run_task('reservation', dict(group['args'], **group['defaults']), check=check, diff=True)
+    results = [_inprocess.run_task('reservation', dict(group['args'], **group['defaults']), check=check, diff=True)
                for group in the_plan['groups']]
     return facts({'results': results}, the_plan, previous, check)
 
