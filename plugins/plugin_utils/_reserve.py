@@ -4,7 +4,7 @@
 
 """What the reserve role does, in Python rather than in templates (issue 25).
 
-This is a private module: it may change at any time. The role (roles/reserve/tasks/request.yml) runs the action
+This is a private module: it may change at any time. The role (roles/reserve/tasks/main.yml) runs the action
 ``netpool.ipam.reserve_request`` (plugins/action/reserve_request.py) three times:
 
 1. once, first (``held``): what the owners of the batch hold where the first host's request reserves
@@ -13,7 +13,8 @@ This is a private module: it may change at any time. The role (roles/reserve/tas
    host (inventory, group, play vars, role parameters, defaults: ``REQUEST``) and the store settings of
    ``module_defaults`` (``settings``), checked against the role's spec (``validate``), and whether the host's
    address changes (``changes``: the request against what its owner holds, from step 1, or read for that host
-   alone when its store, namespace, pool or key differ): the task is ``changed`` on that host;
+   alone when its store, namespace, pool or key differ): the task is ``changed`` on that host; the request goes
+   to step 3 through ``_handoff`` (a run of it that step 1 starts);
 3. once, after them (``batch``): the requests checked and grouped (``plan``: one ``owners`` call of
    netpool.ipam.reservation per state, pool, key, settings and store, in inventory order), each group reserved
    in one transaction (``_inprocess.run_task``), and the index of what each host got (``facts``), set on every
@@ -22,8 +23,9 @@ This is a private module: it may change at any time. The role (roles/reserve/tas
    is read gives each host its own. ``trust_as_template`` (ansible-core's public templating API) marks them as
    templates.
 
-On ansible-core 2.21 and later the action registers what it returns itself (``register_host_variables``); on 2.19
-and 2.20 the tasks register it (tasks/request_registered.yml), and a set_fact sets the facts.
+On ansible-core 2.21 and later step 3 sets the facts itself (``register_host_variables``) and its result is the
+table or the failure; on 2.19 and 2.20 its task registers the index and a set_fact and an assert run once after it
+(tasks/batch_registered.yml).
 """
 
 from __future__ import annotations
