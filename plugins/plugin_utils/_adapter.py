@@ -19,17 +19,14 @@ A relative store path is relative to the directory ``ansible-playbook`` /
 ``ansible-inventory`` was started from (the controller's working directory).
 """
 
-import os
-
 from ansible.errors import AnsibleActionFail, AnsibleError
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
-from ansible_collections.netpool.ipam.plugins.module_utils._options import MODULES, module_kwargs
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._options import MODULES
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import preload
+from ansible_collections.netpool.ipam.plugins.plugin_utils._inprocess import base_dir, run_task, validator
 
 # Ansible loads action and lookup plugins in the controller process and forks a worker per host and task:
 # what is imported here is imported once, not once per host. The store registry imports store modules
@@ -40,30 +37,9 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry imp
 preload('sqlite', 'json', 'netbox')
 
 
-def base_dir():
-    """Where a relative store path is: the directory the ansible command was started from."""
-    return os.getcwd()
-
-
-#: module name -> (argument spec, its ArgumentSpecValidator): made here, once, and inherited by every forked worker
-#: (copying the spec for each task cost more than validating the task's arguments). Validating changes neither.
-VALIDATORS = {}
+#: module name -> (argument spec, its ArgumentSpecValidator) of every module, made here, once (_inprocess.VALIDATORS)
 for _name in MODULES:
-    _kwargs = module_kwargs(_name)
-    VALIDATORS[_name] = (_kwargs['argument_spec'], ArgumentSpecValidator(**_kwargs))
-
-
-def validate(name, args):
-    """``(params, None)`` from task ``args`` validated against module ``name``'s spec, or ``(None, failure)``."""
-    spec, validator = VALIDATORS[name]
-    errors = option_errors(spec, args)
-    validation = validator.validate(dict(args))
-    errors.extend(validation.error_messages)
-    if errors:
-        msg = 'netpool.ipam.%s: invalid options: %s' % (name, '; '.join(errors))
-        hidden = _secrets.find(dict(args))
-        return None, _secrets.hide({'failed': True, 'msg': msg, 'error': 'invalid_argument'}, hidden)
-    return validation.validated_parameters, None
+    validator(_name)
 
 
 class IpamAction(ActionBase):
@@ -81,22 +57,6 @@ class IpamAction(ActionBase):
             return {'failed': True, 'msg': str(e), 'error': 'invalid_argument'}
         result.update(run_task(self.module, self._task.args, bool(self._task.check_mode), bool(self._task.diff)))
         return result
-
-
-def run_task(name, args, check=False, diff=False):
-    """What a task of module ``name`` with ``args`` returns: its options validated, the service run, every
-    failure a failed result with the SPEC ``error`` code, secrets hidden."""
-    params, failed = validate(name, args)
-    if failed:
-        return failed
-    try:
-        return _runner.run(name, params, check=check, diff=diff, base_dir=base_dir())
-    except IpamError as e:
-        result = _runner.failure(e, params, base_dir())
-    except Exception as e:  # pylint: disable=broad-except
-        result = _runner.unexpected(name, e, params, base_dir=base_dir())
-    result['failed'] = True
-    return result
 
 
 class LookupIpamError(AnsibleError):

@@ -4,7 +4,7 @@
 
 """What the reserve role does, in Python rather than in templates (issue 25).
 
-This is a private module: it may change at any time. The role (roles/reserve/tasks/request.yml) runs the action
+This is a private module: it may change at any time. The role (roles/reserve/tasks/main.yml) runs the action
 ``netpool.ipam.reserve_request`` (plugins/action/reserve_request.py) three times:
 
 1. once, first (``held``): what the owners of the batch hold where the first host's request reserves
@@ -13,17 +13,19 @@ This is a private module: it may change at any time. The role (roles/reserve/tas
    host (inventory, group, play vars, role parameters, defaults: ``REQUEST``) and the store settings of
    ``module_defaults`` (``settings``), checked against the role's spec (``validate``), and whether the host's
    address changes (``changes``: the request against what its owner holds, from step 1, or read for that host
-   alone when its store, namespace, pool or key differ): the task is ``changed`` on that host;
+   alone when its store, namespace, pool or key differ): the task is ``changed`` on that host; the request goes
+   to step 3 through ``_handoff`` (a run of it that step 1 starts);
 3. once, after them (``batch``): the requests checked and grouped (``plan``: one ``owners`` call of
    netpool.ipam.reservation per state, pool, key, settings and store, in inventory order), each group reserved
-   in one transaction (``_adapter.run_task``), and the index of what each host got (``facts``), set on every
+   in one transaction (``_inprocess.run_task``), and the index of what each host got (``facts``), set on every
    host with the role's facts (``ipam_address``...) as templates that read that index for the host they are
    read for (``fact``). A value set by a task run once is the same on every host; a template evaluated where it
    is read gives each host its own. ``trust_as_template`` (ansible-core's public templating API) marks them as
    templates.
 
-On ansible-core 2.21 and later the action registers what it returns itself (``register_host_variables``); on 2.19
-and 2.20 the tasks register it (tasks/request_registered.yml), and a set_fact sets the facts.
+On ansible-core 2.21 and later step 3 sets the facts itself (``register_host_variables``) and its result is the
+table or the failure; on 2.19 and 2.20 its task registers the index and a set_fact and an assert run once after it
+(tasks/batch_registered.yml).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ except ImportError:  # pragma: no cover - ansible-core before 2.19, which the co
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _runner, _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_TOKEN_ENV
-from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
+from ansible_collections.netpool.ipam.plugins.plugin_utils import _inprocess
 
 STATE = '__reserve_state'
 # (role variable, request field): what netpool.ipam.reserve_request reads from the host's variables.
@@ -78,6 +80,8 @@ def _spec():
 
 
 SPEC, _VALIDATOR = _spec()
+# the reservation's validator, made here: in the controller process, once for the batch's worker
+_inprocess.validator('reservation')
 
 #: type of the spec -> the Python types a value of it already is: a value of such a type (and in the option's
 #: choices) is one the validator accepts as it is, without converting it
@@ -326,11 +330,11 @@ def plan(requests):
 def batch(requests, previous=None, check=False):
     """What the role does once for the batch (``reserve_request`` with ``batch``): the requests planned
     (``plan``), each group reserved or released by one call of netpool.ipam.reservation (one transaction, as its
-    task would be, ``_adapter.run_task``), and the index of what each host got (``facts``)."""
+    task would be, ``_inprocess.run_task``), and the index of what each host got (``facts``)."""
     the_plan = plan(requests)
     if the_plan['error']:
         return facts({'results': []}, {'groups': [{'error': the_plan['error']}]}, previous, check)
-    results = [_adapter.run_task('reservation', dict(group['args'], **group['defaults']), check=check, diff=True)
+    results = [_inprocess.run_task('reservation', dict(group['args'], **group['defaults']), check=check, diff=True)
                for group in the_plan['groups']]
     return facts({'results': results}, the_plan, previous, check)
 

@@ -18,7 +18,7 @@ from ansible_collections.netpool.ipam.plugins.action.reservation import ActionMo
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import ERRORS
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
-from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
+from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter, _inprocess
 from ansible_collections.netpool.ipam.tests.support.plugins import lookup
 from ansible_collections.netpool.ipam.tests.support.reliability import action
 
@@ -148,17 +148,17 @@ def test_a_task_is_validated_without_copying_the_argument_spec(monkeypatch):
     validation itself); validating leaves them as they were."""
     import copy
     from ansible_collections.netpool.ipam.plugins.module_utils import _options
-    spec = copy.deepcopy(_adapter.VALIDATORS['reservation'][0])
+    spec = copy.deepcopy(_inprocess.VALIDATORS['reservation'][0])
 
     def refused(*_args, **_kwargs):
         raise AssertionError('the argument spec was copied')
     monkeypatch.setattr(_options.copy, 'deepcopy', refused)
-    params, failed = _adapter.validate('reservation', {'pool': 'web', 'owner': 'h1', 'metadata': {'a': [1]}})
+    params, failed = _inprocess.validate('reservation', {'pool': 'web', 'owner': 'h1', 'metadata': {'a': [1]}})
     assert failed is None and params['owner'] == 'h1' and params['state'] == 'present'
-    params, failed = _adapter.validate('reservation', {'pool': 'web'})
+    params, failed = _inprocess.validate('reservation', {'pool': 'web'})
     assert params is None and failed['error'] == 'invalid_argument'
     monkeypatch.undo()
-    assert _adapter.VALIDATORS['reservation'][0] == spec == _options.MODULES['reservation']['argument_spec']
+    assert _inprocess.VALIDATORS['reservation'][0] == spec == _options.MODULES['reservation']['argument_spec']
 
 
 def test_the_controller_imports_the_stores_the_workers_would():
@@ -173,3 +173,18 @@ def test_the_controller_imports_the_stores_the_workers_would():
     imported = ast.literal_eval(out.strip())
     assert {'_sqlite', '_json', '_store', '_freespace', '_client', 'requests'} <= set(imported), imported
     assert 'psycopg' not in imported and '_postgresql' not in imported, imported
+
+
+def test_the_reserve_role_imports_the_local_stores_and_nothing_it_does_not_need():
+    """Issue 25: the reserve role's action is loaded in the controller; it imports the local stores that its tasks
+    run once use there, and neither the NetBox store (``requests``), dnspython (a reservation without a hostname
+    needs none) nor ``urllib.request`` (``ssl``), which ansible-playbook itself does not import."""
+    code = ('import sys\n'
+            'from ansible_collections.netpool.ipam.plugins.action import reserve_request\n'
+            'print(sorted(m for m in sys.modules if "._stores." in m or m.split(".")[0] in '
+            '("requests", "psycopg", "dns", "ssl", "urllib") and m != "urllib.parse"))\n')
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    out = subprocess.check_output([sys.executable, '-c', code], env=env, universal_newlines=True)
+    imported = [m.rsplit('.', 1)[-1] for m in ast.literal_eval(out.strip().splitlines()[-1])]
+    assert {'_sqlite', '_json'} <= set(imported), imported
+    assert not {'_client', '_store', 'requests', 'psycopg', 'dns', 'ssl', 'request'} & set(imported), imported
