@@ -11,7 +11,7 @@ module: reserve_request
 short_description: The request of one host to the reserve role, and the role's batch (internal to the role)
 version_added: 1.0.0
 description:
-  - Used by role C(netpool.ipam.reserve) (its C(tasks/request.yml)). Its options and output may change with the role.
+  - Used by role C(netpool.ipam.reserve) (its C(tasks/main.yml)). Its options and output may change with the role.
   - On every host, returns the host's request - the role's variables (C(ipam_pool), C(ipam_key)...) as they are for
     the host, from any level (inventory, group, play, role parameters, role defaults) - for the role's tasks run
     once; an omitted variable is left out. It is C(changed) when the host's address changes (a new reservation, a
@@ -51,14 +51,16 @@ notes:
 """
 
 EXAMPLES = r"""
-# see roles/reserve/tasks/request.yml
+# see roles/reserve/tasks/main.yml
 """
 
 RETURN = r"""
 request:
   description: The host's request (C(host), C(state), C(owner), C(pool), C(key), the store settings... and the
-    gathered facts that name its MAC), registered as C(__reserve_request).
-  returned: on ansible-core 2.19 and 2.20, without O(held) or O(batch)
+    gathered facts that name its MAC), registered as C(__reserve_request) where the worker cannot hand it to the
+    batch (see the role's C(tasks/main.yml)).
+  returned: on ansible-core 2.21, without O(held) or O(batch), where the worker does not share the role's hand-over
+    file
   type: dict
 """
 
