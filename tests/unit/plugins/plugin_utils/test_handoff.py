@@ -56,8 +56,8 @@ def test_workers_hand_their_requests_to_the_batch_of_their_run_encrypted():
     assert raw and SECRET.encode() not in raw and b'rack' not in raw and b'h2' not in raw
     taken = in_worker(lambda: _handoff.take(run))
     assert sorted(taken) == ['h1', 'h2'] and taken['h2']['store_token'] == SECRET
-    assert in_worker(lambda: _handoff.take(other)) == {'h3': {'host': 'h3', 'store_token': SECRET,
-                                                             'metadata': {'rack': 'h3'}}}
+    expected = {'h3': {'host': 'h3', 'store_token': SECRET, 'metadata': {'rack': 'h3'}}}
+    assert in_worker(lambda: _handoff.take(other)) == expected
     # the next run of the role starts with an empty file
     again = in_worker(_handoff.new_run)
     assert again != run and in_worker(lambda: _handoff.take(run)) == {}
