@@ -17,9 +17,16 @@ import copy
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 
 
-def _netmask(prefix_length):
-    """The dotted netmask of an IPv4 prefix length."""
-    return iv.to_str(4, ((1 << 32) - 1) ^ ((1 << (32 - prefix_length)) - 1))
+#: prefix length -> the dotted netmask netaddr gives for it: made once per length, not for every reservation shown
+_NETMASKS = {}
+
+
+def _netmask(subnet):
+    """The dotted netmask of an IPv4 subnet (netaddr's)."""
+    text = _NETMASKS.get(subnet.prefix_length)
+    if text is None:
+        text = _NETMASKS[subnet.prefix_length] = str(subnet.network.netmask)
+    return text
 
 
 class Subnet(object):
@@ -241,7 +248,7 @@ class Reservation(object):
             result.update(
                 prefix_length=subnet.prefix_length,
                 cidr='%s/%d' % (self.address_str, subnet.prefix_length),
-                netmask=_netmask(subnet.prefix_length) if subnet.version == 4 else None,
+                netmask=_netmask(subnet) if subnet.version == 4 else None,
                 network=subnet.cidr,
                 gateway=None if subnet.gateway is None else iv.to_str(subnet.version, subnet.gateway),
                 dns=list(subnet.dns),
