@@ -113,16 +113,14 @@ class ActionModule(ActionBase):
             display.warning('netpool.ipam.reserve: the variable %s is not one the role reads: did you mean %s?'
                             % (name, nearest))
         batch, run = set(task_vars.get('ansible_play_batch') or ()), self._run_id(task_vars.get('__reserve_held'))
-        requests = []
+        hosts, requests = [h for h in task_vars.get('ansible_play_hosts_all') or () if h in batch], []
         try:
             if run:     # what every host's task handed over (_handoff), in inventory order
                 handed = _handoff.take(run)
-                requests = [handed[host] for host in task_vars.get('ansible_play_hosts_all') or ()
-                            if host in batch and host in handed]
-            for host in () if run else task_vars.get('ansible_play_hosts_all') or ():
-                registered = task_vars['hostvars'][host].get('__reserve_request') if host in batch else None
-                if registered and 'request' in registered:
-                    requests.append(self._templar.template(registered['request']))
+                requests = [handed[host] for host in hosts if host in handed]
+            else:       # what every host's task registered, read through hostvars
+                registered = [task_vars['hostvars'][host].get('__reserve_request') for host in hosts]
+                requests = [self._templar.template(r['request']) for r in registered if r and 'request' in r]
             state = _reserve.batch(requests, task_vars.get(_reserve.STATE), check=bool(self._task.check_mode))
         except Exception as e:  # pylint: disable=broad-except  # a bug: said without a secret (not no_log)
             secrets = [s for r in [first, self._task.args] + requests for s in _secrets.find(r)]
