@@ -144,6 +144,16 @@ def _lock_key(*parts):
     return key
 
 
+def _first_error(error):
+    """The error that aborted the pipeline, where psycopg raised "pipeline aborted" in its place: leaving a pipeline
+    fetches, in a ``finally``, the results after the failed statement's, and their PipelineAborted replaces the
+    statement's own error (a reservation's UniqueViolation) when they had not arrived with it. The statement's
+    error is then the ``__context__``."""
+    while isinstance(error, pg_errors.PipelineAborted) and isinstance(error.__context__, psycopg.Error):
+        error = error.__context__
+    return error
+
+
 class PostgresqlStore(SqlStore):
     kind = 'postgresql'
     integrity_errors = (psycopg.IntegrityError,) if psycopg else ()
@@ -539,6 +549,7 @@ class PostgresqlStore(SqlStore):
     def _translate(self, error):
         """The ``IpamError`` for ``error``, marked for ``_retry`` when the transaction may be run again
         (it was rolled back) or its commit resolved (the answer to COMMIT was lost)."""
+        error = _first_error(error)
         translated = self._translate_error(error)
         sqlstate = getattr(error, 'sqlstate', None)
         lost = isinstance(error, psycopg.OperationalError) and (self._conn is None or self._conn.closed or

@@ -459,6 +459,24 @@ def test_the_unique_constraint_is_the_last_guard(web, spec):
     assert len(svc.info(pool='db')['reservations']) == 1
 
 
+def test_a_violation_psycopg_reports_as_pipeline_aborted_is_address_in_use(web, schema):
+    """Leaving a pipeline, psycopg fetches the results after a failed statement's in a ``finally``: when they had
+    not arrived with it, their "pipeline aborted" replaces the statement's UniqueViolation (CI saw a reservation
+    over a damaged free span fail with store_unavailable). The store reads the violation behind it."""
+    store, dummy = web
+    with server.admin() as admin:
+        try:
+            try:
+                admin.execute('INSERT INTO %s.reservation SELECT * FROM %s.reservation' % (schema[1], schema[1]))
+            finally:
+                raise _postgresql.pg_errors.PipelineAborted('pipeline aborted')
+        except _postgresql.pg_errors.PipelineAborted as e:
+            aborted = e
+    assert isinstance(aborted.__context__, _postgresql.pg_errors.UniqueViolation)
+    assert store._translate(aborted).code == 'address_in_use'
+    assert store._translate(_postgresql.pg_errors.PipelineAborted('pipeline aborted')).code == 'store_unavailable'
+
+
 # -- processes ---------------------------------------------------------------------
 
 def _child_reserves(store, queue):
