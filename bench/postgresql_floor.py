@@ -39,8 +39,8 @@ WRITES = (
     # each process shortens a span of its own (its addresses do not meet another's)
     ('UPDATE free_span SET first = %s WHERE namespace = %s AND pool = %s AND first = %s',
      lambda pool, n: ('%08d' % (n + 1), 'default', pool, '%08d' % n)),
-    ('INSERT INTO reservation (namespace, pool, owner, key, address, expires_at, data) '
-     'VALUES (%s, %s, %s, %s, %s, NULL, %s)',
+    ('INSERT INTO reservation (namespace, pool, owner, key, family, address, expires_at, data) '
+     'VALUES (%s, %s, %s, %s, 4, %s, NULL, %s)',
      lambda pool, n: ('default', pool, 'o%d' % n, 'default', '%s:%08d' % (pool, n),
                       json.dumps({'address': '%s:%08d' % (pool, n), 'owner': 'o%d' % n}))),
     ('INSERT INTO history (time, namespace, pool, object, action, owner, key, address, old, new) '
@@ -56,6 +56,17 @@ READ = ('SELECT f.first FROM free_span f JOIN pool p ON p.namespace = f.namespac
 
 def _decided(spec, pool, index, count, barrier, queue):
     _floor(spec, pool, index, count, barrier, queue, decide=True)
+
+
+def _reporting(target, *args):
+    """``target(*args)`` in a worker; a failure is put on the queue and breaks the barrier, so that the bench stops
+    and says why instead of waiting for the worker (the writes of schema 4 once failed in every worker)."""
+    barrier, queue = args[-2:]
+    try:
+        target(*args)
+    except BaseException as e:   # pylint: disable=broad-except
+        barrier.abort()
+        queue.put('%s: %s' % (type(e).__name__, e))
 
 
 def server_cpu():
@@ -119,7 +130,7 @@ def run(target, processes, count, pools):
         store.close()
         ctx = multiprocessing.get_context('fork')
         barrier, queue = ctx.Barrier(processes), ctx.Queue()
-        workers = [ctx.Process(target=target, args=(spec, names[w % pools], w, count, barrier, queue))
+        workers = [ctx.Process(target=_reporting, args=(target, spec, names[w % pools], w, count, barrier, queue))
                    for w in range(processes)]
         before = server_cpu()
         for w in workers:
@@ -127,6 +138,9 @@ def run(target, processes, count, pools):
         results = [queue.get(timeout=1800) for dummy in workers]
         for w in workers:
             w.join()
+        failed = [r for r in results if isinstance(r, str)]
+        if failed:
+            raise SystemExit('a worker of %s failed: %s' % (target.__name__, failed[0]))
         server = server_cpu() - before
         wall = max(r[1] for r in results) - min(r[0] for r in results)
         done = processes * count
