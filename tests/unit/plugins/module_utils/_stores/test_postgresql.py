@@ -464,14 +464,12 @@ def test_a_violation_psycopg_reports_as_pipeline_aborted_is_address_in_use(web, 
     not arrived with it, their "pipeline aborted" replaces the statement's UniqueViolation (CI saw a reservation
     over a damaged free span fail with store_unavailable). The store reads the violation behind it."""
     store, dummy = web
-    with server.admin() as admin:
+    with server.admin() as admin, pytest.raises(_postgresql.pg_errors.PipelineAborted) as raised:
         try:
-            try:
-                admin.execute('INSERT INTO %s.reservation SELECT * FROM %s.reservation' % (schema[1], schema[1]))
-            finally:
-                raise _postgresql.pg_errors.PipelineAborted('pipeline aborted')
-        except _postgresql.pg_errors.PipelineAborted as e:
-            aborted = e
+            admin.execute('INSERT INTO %s.reservation SELECT * FROM %s.reservation' % (schema[1], schema[1]))
+        finally:
+            raise _postgresql.pg_errors.PipelineAborted('pipeline aborted')
+    aborted = raised.value
     assert isinstance(aborted.__context__, _postgresql.pg_errors.UniqueViolation)
     assert store._translate(aborted).code == 'address_in_use'
     assert store._translate(_postgresql.pg_errors.PipelineAborted('pipeline aborted')).code == 'store_unavailable'
