@@ -122,6 +122,10 @@ MIGRATIONS = migrations('postgresql')
 #: psycopg's pipeline mode (psycopg 3.1 with libpq 14 or newer): several statements per round trip
 _PIPELINE = psycopg is not None and hasattr(psycopg, 'Pipeline') and psycopg.Pipeline.is_supported()
 
+#: psycopg has no public "send a Sync, do not wait": its private steps of Pipeline.sync (3.3), where it has them
+#: (``_end_implicit``)
+_SYNC_STEPS = _PIPELINE and all(hasattr(psycopg.Pipeline, step) for step in ('_enqueue_sync', '_communicate_gen'))
+
 #: how a statement that takes an advisory lock begins
 _LOCK = 'SELECT pg_advisory_xact_lock'
 
@@ -508,10 +512,9 @@ class PostgresqlStore(SqlStore):
         if not keep:
             self._conn.execute('ROLLBACK', prepare=False)
         pipeline = self._pipeline
-        # psycopg has no public "send a Sync, do not wait": its private steps of Pipeline.sync (3.3); a psycopg
-        # without them ends the transaction by leaving the pipeline, which waits for the answer (one round trip)
-        if keep and not self._dirty and pipeline is not None and hasattr(pipeline, '_enqueue_sync') \
-                and hasattr(pipeline, '_communicate_gen'):
+        # a psycopg without the private steps (_SYNC_STEPS) ends the transaction by leaving the pipeline, which
+        # waits for the answer (one round trip)
+        if keep and not self._dirty and pipeline is not None and _SYNC_STEPS:
             with self._conn.lock:
                 pipeline._enqueue_sync()    # pylint: disable=protected-access
                 self._conn.wait(pipeline._communicate_gen())    # pylint: disable=protected-access

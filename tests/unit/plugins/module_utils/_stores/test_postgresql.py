@@ -537,6 +537,25 @@ def test_without_pipeline_mode_every_operation_still_works(spec, monkeypatch):
     store.close()
 
 
+def test_without_psycopgs_private_sync_steps_a_transaction_that_wrote_nothing_still_ends(spec, monkeypatch):
+    """A write transaction without BEGIN that wrote nothing ends with a Sync not waited for, through two private
+    steps of psycopg's Pipeline (3.3); a psycopg without them ends it by leaving the pipeline (one round trip), and
+    every operation still works."""
+    import psycopg
+    assert _postgresql._SYNC_STEPS       # psycopg 3.3, as pinned
+    monkeypatch.setattr(_postgresql, '_SYNC_STEPS', False)
+    store, svc = _opened(spec)
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/29'}])
+    assert svc.reserve('web', 'a')['reservation']['address'] == '10.0.0.1'
+    assert svc.release(pool='web', owner='nobody')['changed'] is False     # locks, writes nothing
+    assert store._pipeline is None      # left: the way without the private steps
+    assert store._conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    assert svc.reserve('web', 'b')['reservation']['address'] == '10.0.0.2'
+    assert svc.reserve('web', 'a')['changed'] is False
+    assert sorted(r['owner'] for r in _state(spec)['reservations']) == ['a', 'b']
+    store.close()
+
+
 # -- server-side prepared statements (issue 25) ----------------------------------------------------------------
 
 def _prepared(store):
