@@ -238,7 +238,7 @@ def test_repaired_free_space_allocates_again(svc, raw):
     add_free(raw, 'web', '10.0.0.10', '10.0.0.50')
     with pytest.raises(IpamError) as failed:
         svc.reserve('web', 'h3')
-    assert failed.value.code == "address_in_use", failed.value.msg
+    assert failed.value.code == 'address_in_use', failed.value.msg
     svc.verify(repair=True)
     assert svc.reserve('web', 'h3')['reservation']['address'] == '10.0.0.12'
 
