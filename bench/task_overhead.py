@@ -208,25 +208,23 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
                 spec, drop = fresh_store(kind, work)
                 try:
                     env = environment(ANSIBLE_FORKS=str(forks), NETPOOL_IPAM_STORE=spec)
-                    # the pool is declared by the collection that runs the play (a before-checkout of an older
-                    # schema refuses a store that a newer one created)
-                    timed(playbook_cmd + ['pool.yml'], work,
-                          before_environment(before, ANSIBLE_FORKS=str(forks), NETPOOL_IPAM_STORE=spec)
-                          if first == 'role-before' else env)
+                    # the pair's plays run with its collection, and so does the declaration of its pool (a
+                    # before-checkout of an older schema refuses a store that a newer one created)
+                    own = before_environment(before, ANSIBLE_FORKS=str(forks), NETPOOL_IPAM_STORE=spec) \
+                        if first == 'role-before' else env
+                    timed(playbook_cmd + ['pool.yml'], work, own)
                     if number == 0:
                         times['empty'].append(timed(playbook_cmd + ['empty.yml'], work, env, 'empty'))
                         times['set_fact'].append(timed(playbook_cmd + ['set_fact.yml'], work, env, 'set_fact'))
                         times['argspec'].append(timed(playbook_cmd + ['argspec.yml'], work, env, 'argspec'))
                         times['role-floor'].append(timed(playbook_cmd + ['role-floor.yml'], work, env, 'role-floor'))
                     play = 'role.yml' if first.startswith('role') else first + '.yml'
-                    if first == 'role-before':
-                        env = before_environment(before, ANSIBLE_FORKS=str(forks), NETPOOL_IPAM_STORE=spec)
-                    times[first].append(timed(playbook_cmd + [play], work, env, first))
-                    times[again].append(timed(playbook_cmd + [play], work, env, again))
+                    times[first].append(timed(playbook_cmd + [play], work, own, first))
+                    times[again].append(timed(playbook_cmd + [play], work, own, again))
                     if first.startswith('role'):
-                        times[first + '-read'].append(timed(playbook_cmd + ['role-read.yml'], work, env,
+                        times[first + '-read'].append(timed(playbook_cmd + ['role-read.yml'], work, own,
                                                             first + '-read'))
-                        timed(playbook_cmd + ['order.yml'], work, env)
+                        timed(playbook_cmd + ['order.yml'], work, own)
                         ordered = ordered and in_order(os.path.join(work, 'role-addresses.json'))
                 finally:
                     drop()
