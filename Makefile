@@ -76,11 +76,11 @@ smoke-min: venv-min
 	tests/utils/smoke.sh $(VENV_MIN)
 
 # The middle supported set (Python 3.13, ansible-core 2.20): the demo journey and its rerun, and the reserve role's
-# tests (2.19 and 2.20 take the role's registered path, roles/reserve/tasks/batch_registered.yml).
+# tests (one code path on 2.19, 2.20 and 2.21).
 smoke-2.20: venv-2.20
 	tests/utils/smoke.sh $(VENV_220)
 	$(VENV_220)/bin/pytest -n 2 tests/unit/plugins/plugin_utils/test_roles_playbooks.py tests/unit/plugins/plugin_utils/test_reserve.py \
-	  tests/unit/plugins/plugin_utils/test_handoff.py
+	  tests/unit/plugins/plugin_utils/test_reserve_role_plays.py
 
 # A real NetBox for the NetBox store's tests: installed once per machine into its own virtualenv, with a
 # migrated template database on the machine's PostgreSQL (tests/utils/netbox.py; 5-9 minutes the first time).

@@ -12,13 +12,14 @@ short_description: The request of one host to the reserve role, and the role's b
 version_added: 1.0.0
 description:
   - Used by role C(netpool.ipam.reserve) (its C(tasks/main.yml)). Its options and output may change with the role.
-  - On every host, returns the host's request - the role's variables (C(ipam_pool), C(ipam_key)...) as they are for
-    the host, from any level (inventory, group, play, role parameters, role defaults) - for the role's tasks run
-    once; an omitted variable is left out. It is C(changed) when the host's address changes (a new reservation, a
-    move to another static address, a release), from what its owner holds now.
-  - With O(held), run once before, it reads what the owners of the play hold where the first host's request reserves,
-    once for every host. With O(batch), run once after, it checks and groups the requests, makes one call of
-    M(netpool.ipam.reservation) per group, and sets the index of what each host got and the role's facts.
+  - On every host, reads the host's request - the role's variables (C(ipam_pool), C(ipam_key)...) as they are for
+    the host, from any level (inventory, group, play, role parameters, role defaults) - and checks it; a host whose
+    variables are wrong fails alone. Where the play runs its hosts together (the C(linear) strategy and those built
+    on it) and no C(when) applies to the role, the request waits for the task run once after it and is C(changed)
+    when the host's address will change; otherwise the host's address is reserved there, for that host alone.
+  - With O(batch), run once after the requests, it reserves every waiting request of the batch in inventory order,
+    one transaction per group (M(netpool.ipam.reservation) with C(owners)), and returns the index of what each
+    host got.
   - The work is done by the action plugin, on the controller; this module only documents it. It is in the action
     group C(group/netpool.ipam.all), so that the store settings of C(module_defaults) reach it; the role's
     variables win over them.
@@ -27,12 +28,8 @@ author:
 extends_documentation_fragment:
   - netpool.ipam.store
 options:
-  held:
-    description: Read what the owners of the play hold (run once, before the requests).
-    type: bool
-    default: false
   batch:
-    description: Reserve for the requests of the play and set the facts (run once, after the requests).
+    description: Reserve for the waiting requests of the batch (run once, after the requests).
     type: bool
     default: false
 attributes:
@@ -57,11 +54,26 @@ EXAMPLES = r"""
 RETURN = r"""
 request:
   description: The host's request (C(host), C(state), C(owner), C(pool), C(key), the store settings... and the
-    gathered facts that name its MAC), registered as C(__reserve_request) where the worker cannot hand it to the
-    batch (see the role's C(tasks/main.yml)).
-  returned: on ansible-core 2.21, without O(held) or O(batch), where the worker does not share the role's hand-over
-    file
+    gathered facts that name its MAC), for the task run once.
+  returned: without O(batch), where the request waits for the task run once
   type: dict
+batched:
+  description: Whether the request waits for the task run once.
+  returned: without O(batch)
+  type: bool
+entry:
+  description: What the host got (its reservation, address, CIDR, gateway...), where it was reserved alone.
+  returned: without O(batch), where the host was reserved alone
+  type: dict
+hosts:
+  description: What each host of the batch got, by host.
+  returned: with O(batch)
+  type: dict
+table:
+  description: A line per host - pool, address, gateway.
+  returned: success, where something was reserved
+  type: list
+  elements: str
 """
 
 from ansible.module_utils.basic import AnsibleModule
@@ -71,7 +83,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE
 
 def main():
     # The action plugin does the work, on the controller; the module itself is never sent to a host.
-    argument_spec = dict(held=dict(type='bool', default=False), batch=dict(type='bool', default=False))
+    argument_spec = dict(batch=dict(type='bool', default=False))
     argument_spec.update(STORE_OPTIONS)
     module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
     module.fail_json(msg='netpool.ipam.reserve_request runs on the controller (its action plugin), as part of '

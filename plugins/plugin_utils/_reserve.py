@@ -2,50 +2,41 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What the reserve role does, in Python rather than in templates (issue 25).
+"""What the reserve role does, in Python rather than in templates.
 
 This is a private module: it may change at any time. The role (roles/reserve/tasks/main.yml) runs the action
-``netpool.ipam.reserve_request`` (plugins/action/reserve_request.py) three times:
+``netpool.ipam.reserve_request`` (plugins/action/reserve_request.py):
 
-1. once, first (``held``): what the owners of the batch hold where the first host's request reserves
-   (``read_held``: ``Service.held``, one read for every owner);
-2. on every host, the one task of the role per host: the host's request, its role variables as they are for that
-   host (inventory, group, play vars, role parameters, defaults: ``REQUEST``) and the store settings of
-   ``module_defaults`` (``settings``), checked against the role's spec (``validate``), and whether the host's
-   address changes (``changes``: the request against what its owner holds, from step 1, or read for that host
-   alone when its store, namespace, pool or key differ): the task is ``changed`` on that host; the request goes
-   to step 3 through ``_handoff`` (a run of it that step 1 starts);
-3. once, after them (``batch``): the requests checked and grouped (``plan``: one ``owners`` call of
-   netpool.ipam.reservation per state, pool, key, settings and store, in inventory order), each group reserved
-   in one transaction (``_inprocess.run_task``), and the index of what each host got (``facts``), set on every
-   host with the role's facts (``ipam_address``...) as templates that read that index for the host they are
-   read for (``fact``). A value set by a task run once is the same on every host; a template evaluated where it
-   is read gives each host its own. ``trust_as_template`` (ansible-core's public templating API) marks them as
-   templates.
-
-On ansible-core 2.21 and later step 3 sets the facts itself (``register_host_variables``) and its result is the
-table or the failure; on 2.19 and 2.20 its task registers the index and a set_fact and an assert run once after it
-(tasks/batch_registered.yml).
+1. on every host: the host's request, its role variables as they are for that host (``REQUEST``) and the store
+   settings of ``module_defaults`` (``settings``), checked against the role's spec (``validate``). Where the play
+   runs its hosts together and nothing can skip the task run once (``batched``), the request waits for it, and the
+   task is ``changed`` when the host's address changes (``changes``: what its owner holds now, read for that
+   host). Otherwise the host's request is reserved there and then, alone (``batch`` of one request);
+2. once, after them, when the requests wait for it (``batch``): the requests checked and grouped (``plan``: one
+   ``owners`` call of netpool.ipam.reservation per state, pool, key, settings and store, in inventory order), each
+   group reserved in one transaction (``_inprocess.run_task``), and the index of what each host got (``facts``);
+3. a ``set_fact`` of the role's facts (``ipam_address``...) as templates that read, for the host they are read
+   for, that host's entry: in its own request's result (reserved alone) or in the index of step 2 (``fact``). A
+   value set by a task run once is the same on every host; a template evaluated where it is read gives each host
+   its own. ``trust_as_template`` (ansible-core's public templating API) marks them as templates.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.parsing.convert_bool import boolean
-
-try:
-    from ansible.template import trust_as_template
-except ImportError:  # pragma: no cover - ansible-core before 2.19, which the collection does not support
-    trust_as_template = None
+from ansible.plugins.loader import strategy_loader
+from ansible.plugins.strategy.linear import StrategyModule as LinearStrategy
+from ansible.template import trust_as_template
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _runner, _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_TOKEN_ENV
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _inprocess
 
-STATE = '__reserve_state'
 # (role variable, request field): what netpool.ipam.reserve_request reads from the host's variables.
 REQUEST = (('ipam_state', 'state'), ('ipam_owner', 'owner'), ('ipam_pool', 'pool'), ('ipam_key', 'key'),
            ('ipam_family', 'family'), ('ipam_ttl', 'ttl'), ('ipam_static_address', 'address'), ('ipam_mac', 'mac'),
@@ -53,68 +44,86 @@ REQUEST = (('ipam_state', 'state'), ('ipam_owner', 'owner'), ('ipam_pool', 'pool
            ('ipam_force', 'force'), ('ipam_reassign', 'reassign'), ('ipam_store', 'store'),
            ('ipam_store_token', 'store_token'), ('ipam_store_timeout', 'timeout'), ('ipam_namespace', 'namespace'))
 STORE = ('store', 'store_token', 'timeout', 'namespace', 'validate_certs')
-# The facts the role sets, each a field of the host's entry in the index (see ``facts``), read with a default: a
-# host the role has not reserved for has no entry. One short template each: reading a fact compiles it.
+# The facts the role sets, each a field of the host's entry (see ``facts``), read with a default: a host the role
+# has not reserved for has no entry. The entry is in the host's own request's result when it was reserved alone,
+# else in the index of the task run once.
+ENTRY = ('(__reserve_request.entry | default(__reserve_batch.hosts[inventory_hostname] | default(none)) '
+         '| default({}, true))')
 ADDRESS_FIELDS = ('address', 'cidr', 'gateway', 'prefix_length', 'netmask')
 # With ipam_family dual, the fields of the IPv6 reservation (ipam_reservation6): ipam_address6, ipam_cidr6.
 ADDRESS6_FIELDS = ('address6', 'cidr6')
 FACTS = dict(
-    [('ipam_reservation', '{{ %(state)s.hosts[inventory_hostname].reservation | default(none) }}'),
-     ('ipam_reservation6', '{{ %(state)s.hosts[inventory_hostname].reservation6 | default(none) }}'),
-     ('ipam_released', '{{ %(state)s.hosts[inventory_hostname].released | default([]) }}'),
-     ('ipam_reservations', '{{ %(state)s.hosts[inventory_hostname].reservations | default({}) }}'),
-     ('ipam_dns', '{{ %(state)s.hosts[inventory_hostname].dns | default([]) }}')]
-    + [('ipam_' + field, '{{ %%(state)s.hosts[inventory_hostname].%s | default(none) }}' % field)
-       for field in ADDRESS_FIELDS + ADDRESS6_FIELDS])
+    [('ipam_reservation', '{{ %s.reservation | default(none) }}'),
+     ('ipam_reservation6', '{{ %s.reservation6 | default(none) }}'),
+     ('ipam_released', '{{ %s.released | default([]) }}'),
+     ('ipam_reservations', '{{ %s.reservations | default({}) }}'),
+     ('ipam_dns', '{{ %s.dns | default([]) }}')]
+    + [('ipam_' + field, '{{ %%s.%s | default(none) }}' % field) for field in ADDRESS_FIELDS + ADDRESS6_FIELDS])
 
 
-def _spec():
-    """The options of the role's documented entry point (roles/reserve/meta/argument_specs.yml), and their
-    validator: read when this module is imported, in the controller process (the workers inherit them)."""
+@functools.lru_cache(maxsize=None)
+def spec():
+    """The options of the role's entry point ``main`` (roles/reserve/meta/argument_specs.yml)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'roles', 'reserve', 'meta',
                         'argument_specs.yml')
     import yaml
     with open(path) as f:
-        options = yaml.load(f, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))['argument_specs']['reserve']['options']
-    return options, ArgumentSpecValidator(options)
+        return yaml.safe_load(f)['argument_specs']['main']['options']
 
 
-SPEC, _VALIDATOR = _spec()
-# the reservation's validator, made here: in the controller process, once for the batch's worker
-_inprocess.validator('reservation')
-
-#: type of the spec -> the Python types a value of it already is: a value of such a type (and in the option's
-#: choices) is one the validator accepts as it is, without converting it
-_PLAIN = {'str': (str,), 'dict': (dict,), 'bool': (bool,), 'int': (int,)}
-#: whether every option of the spec is checked by its type and choices alone (no suboptions, no rule between
-#: options): then values that are already of their types need no validator run (``validate``)
-_PLAIN_SPEC = all(set(option) <= {'type', 'choices', 'default', 'description', 'no_log'}
-                  and option.get('type', 'str') in _PLAIN for option in SPEC.values())
-
-
-def _plain(name, value):
-    option = SPEC[name]
-    kind = option.get('type', 'str')
-    if not isinstance(value, _PLAIN[kind]) or (kind == 'int' and isinstance(value, bool)):
-        return False
-    return 'choices' not in option or value in option['choices']
+@functools.lru_cache(maxsize=None)
+def _validator():
+    """The role's options without their defaults: a variable the host does not have stays unset (the role's
+    defaults/main.yml gives the defaults, and ``omit`` leaves a variable out)."""
+    options = dict((name, dict((k, v) for k, v in option.items() if k != 'default'))
+                   for name, option in spec().items())
+    return ArgumentSpecValidator(options)
 
 
 def validate(values):
-    """The message of what is wrong with a host's role variables (``{name: value}``, templated), or ``''``.
-
-    The check of Ansible's ``validate_argument_spec`` against the role's spec (types, choices), secrets hidden.
-    Values that are already of their option's type (and among its choices) pass as they are: the validator,
-    which costs a millisecond per host, runs only when one is not.
-    """
-    if _PLAIN_SPEC and all(_plain(name, value) for name, value in values.items()):
-        return ''
-    found = _VALIDATOR.validate(dict(values)).error_messages
-    if not found:
-        return ''
+    """``(values converted to their types, message)`` for a host's role variables (``{name: value}``,
+    templated): the check of Ansible's ``validate_argument_spec`` against the role's spec (types, choices), secrets
+    hidden; the message is ``''`` when they are right. ``-e ipam_store_timeout=5`` gives the string ``'5'``: the
+    request holds the number 5."""
+    checked = _validator().validate(dict(values))
+    if not checked.error_messages:
+        return dict((name, checked.validated_parameters[name]) for name in values), ''
     secrets = _secrets.find({'store': values.get('ipam_store'), 'store_token': values.get('ipam_store_token')})
-    return _secrets.hide('netpool.ipam.reserve: validation of the role variables failed: %s' % '; '.join(found),
-                         secrets)
+    return values, _secrets.hide('netpool.ipam.reserve: validation of the role variables failed: %s'
+                                 % '; '.join(checked.error_messages), secrets)
+
+
+@functools.lru_cache(maxsize=None)
+def _runs_hosts_together(strategy):
+    """Whether the strategy plugin named ``strategy`` runs each task on every host of the batch before the next
+    one, and a task run once once (``linear`` and what builds on it: ``debug``). ``free`` and ``host_pinned`` run
+    each host on its own, and a task run once on every host."""
+    try:
+        found = strategy_loader.get(strategy, class_only=True)
+    except Exception:  # pylint: disable=broad-except  # an unknown plugin: each host reserves alone
+        return False
+    return isinstance(found, type) and issubclass(found, LinearStrategy)
+
+
+def batched(task, task_vars):
+    """Whether the request of this host waits for the role's task run once (``batch``): only where that task runs
+    once, after every host's request, and surely runs. That is: the play's strategy runs the hosts together
+    (``_runs_hosts_together``), and no condition applies to the role's tasks (a ``when`` of the role, of an
+    ``include_role``/``import_role``, of a block around it): a task run once is skipped for every host when its
+    condition is false on the first host, whichever the others are. Elsewhere each host reserves alone."""
+    if task.when:
+        return False
+    play = task.get_play()
+    strategy = play.strategy if play is not None else None
+    return bool(strategy) and _runs_hosts_together(strategy)
+
+
+def entry_of(request_result, batch_result, host):
+    """The entry of ``host`` that the role's last run in the play gave it (its facts read it), or None."""
+    if isinstance(request_result, dict) and isinstance(request_result.get('entry'), dict):
+        return request_result['entry']
+    hosts = batch_result.get('hosts') if isinstance(batch_result, dict) else None
+    return hosts.get(host) if isinstance(hosts, dict) else None
 
 
 # ipam_* names the collection reads or sets besides the role arguments (meta/argument_specs.yml of each role).
@@ -127,8 +136,8 @@ def _set(value):
 
 
 def fact(name):
-    """The template of role fact ``name``: the host's own entry of the index, wherever it is read."""
-    return trust_as_template(FACTS[name] % {'state': STATE})
+    """The template of role fact ``name``: the host's own entry, wherever it is read."""
+    return trust_as_template(FACTS[name] % ENTRY)
 
 
 def role_names():
@@ -185,33 +194,20 @@ def owner(request):
     return request['owner'] if _set(request.get('owner')) else request['host']
 
 
-def read_held(request, owners):
-    """What ``owners`` hold in the scope of ``request`` (``Service.held``, one read), as the role's first task
-    reads it for every host of the play: ``{'scope': [...], 'owners': {owner: [...]}}``; ``{'scope': [...],
-    'unread': True}`` when the store cannot be read (the reservation task then says why)."""
-    where = list(scope(request))
+def changes(request):
+    """Whether the request changes its host's address (``moves``), from what its owner holds now in the request's
+    scope (``Service.held``, one read); False when the store cannot be read (the batch then says why)."""
+    who = owner(request)
+    where = scope(request)
     params = dict(request)
     if not _set(params.get('store_token')):     # the reservation module's fallback
         params['store_token'] = os.environ.get(STORE_TOKEN_ENV)
     try:
         held = _runner.with_service(params, os.getcwd(), lambda service: service.held(
-            list(owners), where[1], where[2], where[3]))
-    except Exception:  # pylint: disable=broad-except  # the reservation task reports what is wrong
-        return {'scope': where, 'unread': True}
-    return {'scope': where, 'owners': held}
-
-
-def changes(request, held_by_play):
-    """Whether the request changes its host's address (``moves``), from what the role's first task read
-    (``read_held``) when it read the same scope and this host's owner, else read now for this host alone."""
-    who = owner(request)
-    if held_by_play and held_by_play.get('scope') == list(scope(request)):
-        if held_by_play.get('unread'):
-            return False
-        if who in held_by_play['owners']:
-            return moves(request, held_by_play['owners'][who])
-    mine = read_held(request, [who])
-    return False if mine.get('unread') else moves(request, mine['owners'][who])
+            [who], where[1], where[2], where[3]))
+    except Exception:  # pylint: disable=broad-except  # the batch reports what is wrong
+        return False
+    return moves(request, held[who])
 
 
 def moves(request, held):
@@ -327,24 +323,18 @@ def plan(requests):
     return {'error': 'netpool.ipam.reserve: ' + ' '.join(errors) if errors else '', 'groups': result}
 
 
-def batch(requests, previous=None, check=False):
-    """What the role does once for the batch (``reserve_request`` with ``batch``): the requests planned
-    (``plan``), each group reserved or released by one call of netpool.ipam.reservation (one transaction, as its
-    task would be, ``_inprocess.run_task``), and the index of what each host got (``facts``)."""
+def batch(requests, check=False):
+    """The requests reserved (``reserve_request`` with ``batch``, or one host's alone): planned (``plan``), each
+    group reserved or released by one call of netpool.ipam.reservation (one transaction, as its task would be,
+    ``_inprocess.run_task``), and the index of what each host got (``facts``), each host's ``previous`` entry (what
+    the role gave it earlier in the play) carried on."""
+    previous = {'hosts': dict((r['host'], r['previous']) for r in requests or () if r.get('previous'))}
     the_plan = plan(requests)
     if the_plan['error']:
         return facts({'results': []}, {'groups': [{'error': the_plan['error']}]}, previous, check)
     results = [_inprocess.run_task('reservation', dict(group['args'], **group['defaults']), check=check, diff=True)
                for group in the_plan['groups']]
     return facts({'results': results}, the_plan, previous, check)
-
-
-def fact_values(state):
-    """The role's facts, set on every host by one task run once: the index ``state`` and each fact as a
-    template that reads the entry of the host it is read for (``fact``)."""
-    values = dict((name, fact(name)) for name in FACTS)
-    values[STATE] = state
-    return values
 
 
 def _owner_message(group, failure):

@@ -70,14 +70,11 @@ def test_wrong_requests_stop_every_host_and_reserve_nothing(tmp_path, monkeypatc
 
 
 def test_validate_checks_the_role_spec_and_hides_secrets():
-    assert _reserve.validate({'ipam_pool': 'web', 'ipam_state': 'absent'}) == ''
-    msg = _reserve.validate({'ipam_state': 'bogus', 'ipam_store_token': 'tok-SECRET', 'ipam_store_timeout': 'tok-SECRET'})
+    assert _reserve.validate({'ipam_pool': 'web', 'ipam_state': 'absent'})[1] == ''
+    _values, msg = _reserve.validate({'ipam_state': 'bogus', 'ipam_store_token': 'tok-SECRET',
+                                      'ipam_store_timeout': 'tok-SECRET'})
     assert 'value of ipam_state must be one of: present, absent, got: bogus' in msg
     assert 'ipam_store_timeout' in msg and 'tok-SECRET' not in msg
-    # values already of their types pass without the validator; others are converted by it as Ansible would
-    assert _reserve.validate({'ipam_store_timeout': 60, 'ipam_force': True, 'ipam_metadata': {}}) == ''
-    assert _reserve.validate({'ipam_force': 'yes', 'ipam_store_timeout': '60'}) == ''
-    assert 'ipam_family must be one of' in _reserve.validate({'ipam_family': 'ipv5'})
 
 
 def test_moves_says_whether_the_address_of_the_host_changes():
@@ -90,23 +87,29 @@ def test_moves_says_whether_the_address_of_the_host_changes():
     assert _reserve.moves({'state': 'absent', 'pool': 'web'}, []) is False
 
 
-def test_changes_reads_what_the_play_holds_once_and_a_host_of_another_scope_reads_its_own(tmp_path, monkeypatch):
+def test_changes_reads_what_the_owner_holds_in_the_requests_scope(tmp_path, monkeypatch):
     from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
     monkeypatch.chdir(tmp_path)
     for pool, cidr in (('web', '10.70.0.0/24'), ('db', '10.71.0.0/24')):
         assert not _adapter.run_task('pool', {'name': pool, 'cidr': cidr, 'store': 'ipam.sqlite'}).get('failed')
     assert not _adapter.run_task('reservation', {'pool': 'web', 'owner': 'a', 'store': 'ipam.sqlite'}).get('failed')
     a, b = ({'host': host, 'pool': 'web', 'store': 'ipam.sqlite'} for host in 'ab')
-    held = _reserve.read_held(a, ['a', 'b'])
-    assert held['owners'] == {'a': [{'pool': 'web', 'key': 'default', 'address': '10.70.0.1'}], 'b': []}
-    assert _reserve.changes(a, held) is False and _reserve.changes(b, held) is True
-    # what the first task read is what this host's own read would say: another pool is read for the host alone
+    assert _reserve.changes(a) is False and _reserve.changes(b) is True
     assert not _adapter.run_task('reservation', {'pool': 'db', 'owner': 'b', 'store': 'ipam.sqlite'}).get('failed')
-    assert _reserve.changes(dict(b, pool='db'), held) is False
-    assert _reserve.changes(dict(a, pool='db'), held) is True
-    # a store that cannot be read changes nothing here: the reservation task says what is wrong
-    unread = _reserve.read_held(dict(a, store='postgresql://127.0.0.1:1/none', timeout=1), ['a'])
-    assert unread.get('unread') and _reserve.changes(dict(a, store='postgresql://127.0.0.1:1/none'), unread) is False
+    assert _reserve.changes(dict(b, pool='db')) is False
+    assert _reserve.changes(dict(a, pool='db')) is True
+    # a store that cannot be read changes nothing here: the batch says what is wrong
+    assert _reserve.changes(dict(a, store='postgresql://127.0.0.1:1/none', timeout=1)) is False
+
+
+def test_validate_converts_each_variable_to_its_type_and_names_what_is_wrong():
+    values, message = _reserve.validate({'ipam_store_timeout': '5', 'ipam_pool': 'web', 'ipam_force': 'yes'})
+    assert message == '' and values == {'ipam_store_timeout': 5, 'ipam_pool': 'web', 'ipam_force': True}
+    # no default is added: a variable the host does not have stays unset
+    assert 'ipam_owner' not in values and 'ipam_state' not in values
+    _values, message = _reserve.validate({'ipam_family': 'ipv5', 'ipam_store': STORE})
+    assert 'value of ipam_family must be one of: ipv4, ipv6, dual, got: ipv5' in message, message
+    assert 'pw-SECRET' not in message
 
 
 def test_facts_give_each_host_of_a_group_its_own_address_fields():

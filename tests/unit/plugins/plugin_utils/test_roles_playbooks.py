@@ -242,21 +242,23 @@ def reserve_play(*variables):
 ONE_TASK_PLAY = reserve_play('ipam_store_timeout: "{{ timeout | default(omit) }}"')
 
 
-def test_reserve_role_runs_one_task_per_host_and_checks_its_variables(tmp_path):
-    """Issue 25: no validate_argument_spec task of Ansible's on every host; the request checks the spec itself."""
-    store = str(tmp_path / 'ipam.sqlite')
-    code, out = playbook(tmp_path, ONE_TASK_PLAY, NETPOOL_IPAM_STORE=store)
-    assert code == 0, out
-    assert 'netpool.ipam.reserve : Validating arguments' not in out, out
-    # the request is the one task n2 runs (the tasks run once count on n1)
-    assert re.search(r'n2 +: ok=1 ', out), out
-    # ansible-core's own wording of a wrong type or choice, and nothing is reserved
-    code, out = playbook(tmp_path, ONE_TASK_PLAY, '-e', 'timeout=soon ipam_state=bogus',
-                         NETPOOL_IPAM_STORE=str(tmp_path / 'other.sqlite'))
+def test_reserve_role_documents_and_checks_the_variables_of_what_it_runs(tmp_path):
+    """The spec is on the entry point main: ansible-doc documents what ``roles: [netpool.ipam.reserve]`` runs, and
+    Ansible checks the variables of each host before the role's tasks; a wrong one writes nothing."""
+    doc = subprocess.run([ansible_bin('ansible-doc'), '-t', 'role', '--json', 'netpool.ipam.reserve'], cwd=ROOT,
+                         env=ansible_env(ANSIBLE_COLLECTIONS_PATH=os.path.join(os.path.realpath(ROOT), 'collections')),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=False)
+    assert doc.returncode == 0, doc.stderr
+    entry_points = json.loads(doc.stdout)['netpool.ipam.reserve']['entry_points']
+    assert list(entry_points) == ['main'], entry_points
+    assert 'ipam_pool' in entry_points['main']['options']
+    store = tmp_path / 'other.sqlite'
+    code, out = playbook(tmp_path, ONE_TASK_PLAY, '-e', 'timeout=soon ipam_state=bogus', NETPOOL_IPAM_STORE=str(store))
     assert code != 0, out
-    assert 'netpool.ipam.reserve: validation of the role variables failed:' in out, out
     assert 'value of ipam_state must be one of: present, absent, got: bogus' in out, out
     assert "argument 'ipam_store_timeout' is of type" in out, out
+    with sqlite3.connect(str(store)) as db:
+        assert db.execute('SELECT COUNT(*) FROM reservation').fetchone() == (0,)
 
 
 DUAL_PLAY = """
@@ -339,58 +341,3 @@ def test_reserve_role_marks_changed_the_hosts_whose_address_changed(tmp_path):
     for args in (['--check'], []):
         code, out = playbook(tmp_path, CHANGED_PLAY, '-e', 'static=10.64.0.200', *args, **env)
         assert code == 0 and changed_hosts(out) == {'n2': 1}, out
-
-
-# A callback run in ansible-playbook's own process: the role's hand-over file gone before any worker is forked, as in
-# a worker that does not share it (a process that did not fork it imported the action plugin itself).
-WITHOUT_HANDOFF = '''
-from ansible.plugins.callback import CallbackBase
-from ansible_collections.netpool.ipam.plugins.plugin_utils import _handoff
-
-
-class CallbackModule(CallbackBase):
-    CALLBACK_VERSION = 2.0
-    CALLBACK_TYPE = 'aggregate'
-    CALLBACK_NAME = 'without_handoff'
-    CALLBACK_NEEDS_ENABLED = False
-
-    def v2_playbook_on_start(self, playbook):
-        _handoff._FILE = None
-'''
-
-
-REGISTERED = '''
-- name: Which path the requests took
-  hosts: localhost
-  gather_facts: false
-  tasks:
-    - name: Say whether n1's request was registered
-      ansible.builtin.debug:
-        msg: "registered through hostvars: {{ hostvars['n1']['__reserve_request'] is defined }}"
-'''
-
-
-def test_a_worker_without_the_hand_over_file_registers_its_request_or_says_why(tmp_path):
-    """Where a host's worker does not share the hand-over file (``_handoff.shared()`` false), ansible-core 2.21
-    registers each request and the batch reads them through hostvars: the same addresses, in inventory order, and
-    the same ``changed``; 2.19 and 2.20 stop with a message that says what the role needs."""
-    from ansible.release import __version__
-    plugins = tmp_path / 'callbacks'
-    plugins.mkdir()
-    (plugins / 'without_handoff.py').write_text(WITHOUT_HANDOFF)
-    env = dict(NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'), ANSIBLE_CALLBACK_PLUGINS=str(plugins))
-    play = CHANGED_PLAY + REGISTERED
-    code, out = playbook(tmp_path, play, **env)
-    if tuple(int(part) for part in __version__.split('.')[:2]) < (2, 21):
-        assert code != 0, out
-        assert 'cannot hand its request to the task run once' in out, out
-        return
-    assert code == 0, out
-    assert changed_hosts(out) == {'n1': 1, 'n2': 1}, out
-    with sqlite3.connect(str(tmp_path / 'ipam.sqlite')) as db:
-        held = dict(db.execute("SELECT owner, json_extract(data, '$.address') FROM reservation").fetchall())
-    assert held == {'n1': '10.64.0.1', 'n2': '10.64.0.2'}, out
-    assert re.search(r'n1 +p +10\.64\.0\.1/24', out) and re.search(r'n2 +p +10\.64\.0\.2/24', out), out
-    assert 'registered through hostvars: True' in out, out     # the path taken: not the hand-over
-    code, out = playbook(tmp_path, play, **env)
-    assert code == 0 and changed_hosts(out) == {}, out

@@ -1,0 +1,279 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The reserve role however a user runs the play: real ansible-playbook processes on six local hosts.
+
+Every strategy ansible-core ships (in the play and in ansible.cfg), a role-level ``when``, ``import_role`` and
+``include_role`` with ``when``, ``serial``, ``--limit``, a host added by ``add_host``, a host that failed earlier,
+check mode, a bad variable on one host (the first or another), a conflict between hosts, and ``-e`` strings. What
+is checked each time: every host the role ran for ends with ``ipam_address`` equal to what the store holds for it,
+the addresses are distinct, and new hosts follow the inventory order wherever the play runs its hosts together.
+
+Needs ``ansible-playbook`` beside this Python (``make venv``, ``make venv-min``, ``make venv-2.20``).
+"""
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+
+import pytest
+
+from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
+HOSTS = ['h%02d' % n for n in range(6)]
+
+DECLARE = """
+- name: Declare the pool
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Pool p
+      netpool.ipam.pool:
+        name: p
+        cidr: 10.64.0.0/24
+"""
+
+# every host that ran the role writes what its facts say, for the test to compare with the store
+REPORT = """
+    - name: Write what the facts say
+      ansible.builtin.copy:
+        content: "{{ {'address': ipam_address | default('UNSET'), 'cidr': ipam_cidr | default('UNSET')} | to_json }}"
+        dest: "{{ playbook_dir }}/facts/{{ inventory_hostname }}.json"
+        mode: '0600'
+      delegate_to: localhost
+      changed_when: false
+      when: report | default(true)
+"""
+
+
+def run(tmp_path, play, *args, cfg='', **env):
+    (tmp_path / 'play.yml').write_text(DECLARE + play)
+    (tmp_path / 'facts').mkdir(exist_ok=True)
+    for old in (tmp_path / 'facts').iterdir():
+        old.unlink()
+    inventory = tmp_path / 'inventory.ini'
+    if not inventory.exists():
+        inventory.write_text('localhost ansible_connection=local\n[nodes]\n%s\n' % '\n'.join(HOSTS))
+    with open(os.path.join(ROOT, 'ansible.cfg')) as f:
+        config = f.read().replace('collections_path = ./collections',
+                                  'collections_path = %s' % os.path.join(ROOT, 'collections'))
+    (tmp_path / 'ansible.cfg').write_text(config + cfg)
+    proc = subprocess.run([ansible_bin('ansible-playbook'), '-i', str(inventory), str(tmp_path / 'play.yml')]
+                          + list(args), cwd=str(tmp_path),
+                          env=ansible_env(ANSIBLE_CONFIG=str(tmp_path / 'ansible.cfg'),
+                                          NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'), **env),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, timeout=600, check=False)
+    return proc.returncode, proc.stdout
+
+
+def held(tmp_path):
+    """owner -> address of what the store holds in pool p."""
+    with sqlite3.connect(str(tmp_path / 'ipam.sqlite')) as db:
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'reservation'").fetchall():
+            return {}   # check mode made no store
+        return dict(db.execute("SELECT owner, json_extract(data, '$.address') FROM reservation").fetchall())
+
+
+def facts(tmp_path):
+    return dict((path.stem, json.loads(path.read_text())) for path in (tmp_path / 'facts').iterdir())
+
+
+def changed_hosts(out):
+    return sorted(host for host, n in re.findall(r'^(h\d\d) +: ok=\d+ +changed=(\d+)', out, re.M) if n != '0')
+
+
+def assert_consistent(tmp_path, out, hosts, ordered=True):
+    """Every host of ``hosts`` has the address the store holds for it, and only they hold one; in inventory order
+    when ``ordered``."""
+    store, seen = held(tmp_path), facts(tmp_path)
+    assert sorted(store) == sorted(hosts), out
+    assert sorted(seen) == sorted(hosts), out
+    for host in hosts:
+        assert seen[host]['address'] == store[host], (host, out)
+        assert seen[host]['cidr'] == store[host] + '/24', (host, out)
+    assert len(set(store.values())) == len(store)
+    if ordered:
+        assert [store[h] for h in hosts] == ['10.64.0.%d' % n for n in range(1, len(hosts) + 1)], out
+
+
+ROLE = """
+- name: Reserve
+  hosts: nodes
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.reserve
+      vars:
+        ipam_pool: p
+  tasks:
+""" + REPORT
+
+
+@pytest.mark.parametrize('where', ['play', 'ansible.cfg'])
+@pytest.mark.parametrize('strategy', ['linear', 'free', 'host_pinned', 'debug'])
+def test_every_strategy_gives_every_host_the_address_the_store_holds(tmp_path, strategy, where):
+    play = ROLE.replace('  gather_facts: false\n  roles:', '  gather_facts: false\n  strategy: %s\n  roles:'
+                        % strategy) if where == 'play' else ROLE
+    cfg = '' if where == 'play' else 'strategy = %s\n' % strategy   # ansible.cfg ends in its [defaults]
+    code, out = run(tmp_path, play, cfg=cfg)
+    assert code == 0, out
+    # hosts run together (linear, debug): one transaction in inventory order; on their own: each reserves alone
+    assert_consistent(tmp_path, out, HOSTS, ordered=strategy in ('linear', 'debug'))
+    assert changed_hosts(out) == HOSTS, out
+    code, out = run(tmp_path, play, cfg=cfg)
+    assert code == 0 and changed_hosts(out) == [], out
+    assert_consistent(tmp_path, out, HOSTS, ordered=strategy in ('linear', 'debug'))
+
+
+WHEN_ROLE = """
+- name: Reserve
+  hosts: nodes
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.reserve
+      vars:
+        ipam_pool: p
+      when: inventory_hostname != 'h00'
+  tasks:
+""" + REPORT.replace("report | default(true)", "inventory_hostname != 'h00'")
+
+IMPORT_WHEN = """
+- name: Reserve
+  hosts: nodes
+  gather_facts: false
+  tasks:
+    - name: The role
+      ansible.builtin.%s:
+        name: netpool.ipam.reserve
+      vars:
+        ipam_pool: p
+      when: inventory_hostname != 'h00'
+""" + REPORT.replace("report | default(true)", "inventory_hostname != 'h00'")
+
+
+@pytest.mark.parametrize('play', [WHEN_ROLE, IMPORT_WHEN % 'import_role', IMPORT_WHEN % 'include_role'],
+                         ids=['roles-when', 'import_role-when', 'include_role-when'])
+def test_a_when_that_skips_the_first_host_reserves_for_every_other_host(tmp_path, play):
+    code, out = run(tmp_path, play)
+    assert code == 0, out
+    # include_role runs the role's tasks for h01-h05 together: in inventory order; with a when on every task of
+    # the role, each host reserves alone
+    assert_consistent(tmp_path, out, HOSTS[1:], ordered='include_role' in play)
+    assert changed_hosts(out) == HOSTS[1:], out
+
+
+SERIAL = ROLE.replace('  gather_facts: false\n  roles:', '  gather_facts: false\n  serial: 2\n  roles:')
+
+
+def test_serial_limit_and_check_mode(tmp_path):
+    code, out = run(tmp_path, SERIAL, '--check')
+    assert code == 0, out
+    assert held(tmp_path) == {}, out     # check mode writes nothing
+    assert changed_hosts(out) == HOSTS, out
+    code, out = run(tmp_path, SERIAL, '--limit', 'localhost,h00,h01,h02')
+    assert code == 0, out
+    assert_consistent(tmp_path, out, HOSTS[:3])
+    code, out = run(tmp_path, SERIAL)
+    assert code == 0, out
+    assert_consistent(tmp_path, out, HOSTS)
+    assert changed_hosts(out) == HOSTS[3:], out
+
+
+ADDED = """
+- name: Add a host, and fail one
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Add h06 to nodes
+      ansible.builtin.add_host:
+        name: h06
+        groups: nodes
+        ansible_connection: local
+
+- name: Fail h00 before the role
+  hosts: nodes
+  gather_facts: false
+  tasks:
+    - name: Fail h00
+      ansible.builtin.fail:
+        msg: h00 is broken
+      when: inventory_hostname == 'h00'
+""" + ROLE
+
+
+def test_a_host_added_by_add_host_and_a_host_failed_earlier(tmp_path):
+    code, out = run(tmp_path, ADDED)
+    assert code != 0, out    # h00 failed: the play says so
+    assert_consistent(tmp_path, out, HOSTS[1:] + ['h06'])
+
+
+BAD = """
+- name: Reserve
+  hosts: nodes
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.reserve
+      vars:
+        ipam_pool: p
+        ipam_family: "{{ 'ipv5' if inventory_hostname == bad else omit }}"
+        ipam_store: "{{ undefined_variable if inventory_hostname == broken else omit }}"
+  tasks:
+""" + REPORT
+
+
+@pytest.mark.parametrize('bad,broken', [('h00', 'none'), ('h03', 'none'), ('none', 'h00'), ('none', 'h04')])
+def test_a_host_whose_own_variables_are_wrong_fails_alone(tmp_path, bad, broken):
+    code, out = run(tmp_path, BAD, '-e', 'bad=%s broken=%s' % (bad, broken))
+    assert code != 0, out
+    wrong = bad if bad != 'none' else broken
+    others = [h for h in HOSTS if h != wrong]
+    assert_consistent(tmp_path, out, others)
+    assert re.search(r'^%s +: ok=\d+ +changed=0 +unreachable=0 +failed=1' % wrong, out, re.M), out
+    if bad != 'none':
+        assert 'value of ipam_family must be one of: ipv4, ipv6, dual, got: ipv5' in out, out
+    else:
+        # Ansible's own check of the role's variables (meta/argument_specs.yml) says it first
+        assert "'undefined_variable' is undefined" in out, out
+
+
+CLASH = """
+- name: Reserve
+  hosts: nodes
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.reserve
+      vars:
+        ipam_pool: p
+        ipam_static_address: "{{ '10.64.0.9' if inventory_hostname in ('h01', 'h04') else omit }}"
+"""
+
+
+def test_a_conflict_between_hosts_fails_the_batch_and_writes_nothing(tmp_path):
+    code, out = run(tmp_path, CLASH)
+    assert code != 0, out
+    assert held(tmp_path) == {}, out
+    assert 'h04 (ipam_static_address 10.64.0.9)' in out, out
+
+
+def test_changed_counts_the_hosts_whose_address_changed_whatever_type_e_gives(tmp_path):
+    code, out = run(tmp_path, ROLE, '-e', 'ipam_store_timeout=5 ipam_force=false')
+    assert code == 0 and changed_hosts(out) == HOSTS, out
+    assert_consistent(tmp_path, out, HOSTS)
+    code, out = run(tmp_path, ROLE, '-e', 'ipam_store_timeout=5 ipam_force=false')
+    assert code == 0 and changed_hosts(out) == [], out
+
+
+def test_the_role_runs_on_public_interfaces_only():
+    """No file of the role's machinery reaches into ansible-core's private names, forks or warms a cache."""
+    paths = [os.path.join(ROOT, 'plugins', 'action', 'reserve_request.py'),
+             os.path.join(ROOT, 'plugins', 'plugin_utils', '_reserve.py'),
+             os.path.join(ROOT, 'roles', 'reserve', 'tasks', 'main.yml')]
+    for path in paths:
+        with open(path) as f:
+            text = f.read()
+        for private in ('_requires_connection', '_ansible_verbose_always', 'register_host_variables',
+                        'VariableLayer', 'meta: end_batch', 'TemporaryFile', 'os.fork', 'getpid'):
+            assert private not in text, (path, private)
