@@ -22,12 +22,16 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleError
 from ansible.plugins.action import ActionBase
+from ansible.template import is_trusted_as_template
 from ansible.utils.display import Display
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _secrets
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _reserve
 
 display = Display()
+
+#: the role's default of ipam_owner (roles/reserve/defaults/main.yml), which every host has unless it is set
+OWNER = '{{ inventory_hostname }}'
 
 
 class ActionModule(ActionBase):
@@ -40,9 +44,14 @@ class ActionModule(ActionBase):
         if self._task.args.get('batch'):
             return self._batch(result, task_vars)
         host = task_vars.get('inventory_hostname')
+        values = dict((name, task_vars[name]) for name, _field in _reserve.REQUEST if name in task_vars)
+        if values.get('ipam_owner') == OWNER and is_trusted_as_template(values['ipam_owner']):
+            values['ipam_owner'] = host     # the role's default, without a template to compile for each host
+        # the values that may be templates, templated in one pass (an omitted one is left out)
+        maybe = dict((name, value) for name, value in values.items() if not self._plain(value))
         try:
-            values = self._templar.template(dict((name, task_vars[name]) for name in _reserve.spec()
-                                                 if name in task_vars))
+            values = dict((name, value) for name, value in values.items() if name not in maybe)
+            values.update(self._templar.template(maybe) if maybe else {})
         except AnsibleError as e:   # an undefined variable, a template that fails: this host's alone
             secrets = _secrets.find({'store': task_vars.get('ipam_store'),
                                      'store_token': task_vars.get('ipam_store_token')})
@@ -55,8 +64,9 @@ class ActionModule(ActionBase):
             return result
         request = dict((field, values[name]) for name, field in _reserve.REQUEST if name in values)
         request['host'] = host
-        # the store settings that no role variable gives: module_defaults for group/netpool.ipam.all (the args)
-        request.update(_reserve.settings(request, self._task.args))
+        # the store settings that no role variable gives: module_defaults for group/netpool.ipam.all
+        request.update(_reserve.settings(request, self._templar.template(
+            _reserve.group_defaults(self._task.module_defaults))))
         facts = _reserve.mac_facts(task_vars.get('ansible_facts'), request.get('key'))
         request['facts'] = self._templar.template(facts) if facts else {}
         request['previous'] = _reserve.entry_of(task_vars.get('__reserve_request'), task_vars.get('__reserve_batch'),
@@ -98,3 +108,12 @@ class ActionModule(ActionBase):
         if state['fatal']:
             result.update(failed=True, msg=state['fatal'])
         return result
+
+    def _plain(self, value):
+        """A value that templating would leave as it is: a number, a boolean, a string with no template in it, an
+        empty dict."""
+        if isinstance(value, (bool, int, float)):
+            return True
+        if isinstance(value, str):
+            return not self._templar.is_possibly_template(value)
+        return isinstance(value, dict) and not value

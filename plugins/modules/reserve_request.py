@@ -20,9 +20,9 @@ description:
   - With O(batch), run once after the requests, it reserves every waiting request of the batch in inventory order,
     one transaction per group (M(netpool.ipam.reservation) with C(owners)), and returns the index of what each
     host got.
-  - The work is done by the action plugin, on the controller; this module only documents it. It is in the action
-    group C(group/netpool.ipam.all), so that the store settings of C(module_defaults) reach it; the role's
-    variables win over them.
+  - The work is done by the action plugin, on the controller; this module only documents it. It is not in the
+    action group C(group/netpool.ipam.all); it reads the store settings that C(module_defaults) give that group
+    itself, and the role's variables win over them.
 author:
   - netpool.ipam engineers (@netpool)
 extends_documentation_fragment:

@@ -24,7 +24,6 @@ This is a private module: it may change at any time. The role (roles/reserve/tas
 from __future__ import annotations
 
 import difflib
-import functools
 import os
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
@@ -35,6 +34,10 @@ from ansible.template import trust_as_template
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _runner, _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_TOKEN_ENV
+# the local stores the role's tasks open, and their free space (plain imports: each worker that runs a task would
+# import them otherwise)
+from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _spans  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json, _sqlite  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _inprocess
 
 # (role variable, request field): what netpool.ipam.reserve_request reads from the host's variables.
@@ -44,6 +47,7 @@ REQUEST = (('ipam_state', 'state'), ('ipam_owner', 'owner'), ('ipam_pool', 'pool
            ('ipam_force', 'force'), ('ipam_reassign', 'reassign'), ('ipam_store', 'store'),
            ('ipam_store_token', 'store_token'), ('ipam_store_timeout', 'timeout'), ('ipam_namespace', 'namespace'))
 STORE = ('store', 'store_token', 'timeout', 'namespace', 'validate_certs')
+GROUP = 'group/netpool.ipam.all'
 # The facts the role sets, each a field of the host's entry (see ``facts``), read with a default: a host the role
 # has not reserved for has no entry. The entry is in the host's own request's result when it was reserved alone,
 # else in the index of the task run once.
@@ -61,7 +65,14 @@ FACTS = dict(
     + [('ipam_' + field, '{{ %%s.%s | default(none) }}' % field) for field in ADDRESS_FIELDS + ADDRESS6_FIELDS])
 
 
-@functools.lru_cache(maxsize=None)
+#: the type of each role variable that is not a string, and the choices of those that have some
+#: (roles/reserve/meta/argument_specs.yml: a test holds them the same)
+TYPES = {'ipam_store_timeout': 'int', 'ipam_metadata': 'dict', 'ipam_metadata_mac': 'bool', 'ipam_force': 'bool',
+         'ipam_reassign': 'bool'}
+CHOICES = {'ipam_state': ['present', 'absent'], 'ipam_family': ['ipv4', 'ipv6', 'dual']}
+_PYTHON = {'str': str, 'int': int, 'dict': dict, 'bool': bool}
+
+
 def spec():
     """The options of the role's entry point ``main`` (roles/reserve/meta/argument_specs.yml)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'roles', 'reserve', 'meta',
@@ -71,33 +82,45 @@ def spec():
         return yaml.safe_load(f)['argument_specs']['main']['options']
 
 
-@functools.lru_cache(maxsize=None)
-def _validator():
-    """The role's options without their defaults: a variable the host does not have stays unset (the role's
-    defaults/main.yml gives the defaults, and ``omit`` leaves a variable out)."""
-    options = dict((name, dict((k, v) for k, v in option.items() if k != 'default'))
-                   for name, option in spec().items())
-    return ArgumentSpecValidator(options)
+def _plain(name, value):
+    """A value the role's spec accepts as it is: of its type, and among its choices."""
+    kind = _PYTHON[TYPES.get(name, 'str')]
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        return False
+    return name not in CHOICES or value in CHOICES[name]
 
 
 def validate(values):
     """``(values converted to their types, message)`` for a host's role variables (``{name: value}``,
-    templated): the check of Ansible's ``validate_argument_spec`` against the role's spec (types, choices), secrets
-    hidden; the message is ``''`` when they are right. ``-e ipam_store_timeout=5`` gives the string ``'5'``: the
-    request holds the number 5."""
-    checked = _validator().validate(dict(values))
+    templated), secrets hidden; the message is ``''`` when they are right. The check of Ansible's
+    ``validate_argument_spec`` against the role's spec (types, choices), which Ansible itself runs before the role's
+    tasks unless the play says ``rolespec_validate: false``; a value given as a string where the spec wants a
+    number, a boolean or a dict is converted as that check would (``-e ipam_store_timeout=5`` is the number 5)."""
+    other = dict((name, value) for name, value in values.items() if not _plain(name, value))
+    if not other:
+        return dict(values), ''
+    checked = ArgumentSpecValidator(dict(
+        (name, dict({'type': TYPES.get(name, 'str')}, **({'choices': CHOICES[name]} if name in CHOICES else {})))
+        for name in other)).validate(other)
     if not checked.error_messages:
-        return dict((name, checked.validated_parameters[name]) for name in values), ''
+        return dict(values, **checked.validated_parameters), ''
     secrets = _secrets.find({'store': values.get('ipam_store'), 'store_token': values.get('ipam_store_token')})
     return values, _secrets.hide('netpool.ipam.reserve: validation of the role variables failed: %s'
                                  % '; '.join(checked.error_messages), secrets)
 
 
-@functools.lru_cache(maxsize=None)
+#: the strategies ansible-core ships, by whether they run the hosts of a batch together
+_TOGETHER = {'linear': True, 'debug': True, 'free': False, 'host_pinned': False}
+
+
 def _runs_hosts_together(strategy):
     """Whether the strategy plugin named ``strategy`` runs each task on every host of the batch before the next
     one, and a task run once once (``linear`` and what builds on it: ``debug``). ``free`` and ``host_pinned`` run
-    each host on its own, and a task run once on every host."""
+    each host on its own, and a task run once on every host. Another plugin is asked whether it builds on
+    ``linear``."""
+    name = strategy.rsplit('.', 1)[-1] if strategy.startswith(('ansible.builtin.', 'ansible.legacy.')) else strategy
+    if name in _TOGETHER:
+        return _TOGETHER[name]
     try:
         found = strategy_loader.get(strategy, class_only=True)
     except Exception:  # pylint: disable=broad-except  # an unknown plugin: each host reserves alone
@@ -169,6 +192,17 @@ def misspelled(names, known=None):
         nearest = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
         if nearest:
             found.append((name, nearest[0]))
+    return found
+
+
+def group_defaults(module_defaults):
+    """The store settings that ``module_defaults`` (the task's, every level: play, block, role include) give
+    ``group/netpool.ipam.all``, an inner level's over an outer one's."""
+    found = {}
+    for entry in module_defaults or ():
+        given = entry.get(GROUP) if isinstance(entry, dict) else None
+        if isinstance(given, dict):
+            found.update((name, value) for name, value in given.items() if name in STORE)
     return found
 
 

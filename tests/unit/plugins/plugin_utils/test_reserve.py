@@ -77,6 +77,14 @@ def test_validate_checks_the_role_spec_and_hides_secrets():
     assert 'ipam_store_timeout' in msg and 'tok-SECRET' not in msg
 
 
+def test_the_types_the_request_converts_to_are_the_role_spec_s():
+    types = dict((name, option.get('type', 'str')) for name, option in _reserve.spec().items())
+    assert dict((name, kind) for name, kind in types.items() if kind != 'str') == _reserve.TYPES
+    assert dict((name, option['choices']) for name, option in _reserve.spec().items()
+                if 'choices' in option) == _reserve.CHOICES
+    assert set(types) == set(name for name, _field in _reserve.REQUEST)
+
+
 def test_moves_says_whether_the_address_of_the_host_changes():
     held = [{'pool': 'web', 'key': 'default', 'address': '2001:db8::1'}]
     assert _reserve.moves({'pool': 'web'}, []) is True

@@ -214,19 +214,23 @@ BAD = """
 - name: Reserve
   hosts: nodes
   gather_facts: false
-  roles:
-    - role: netpool.ipam.reserve
+  tasks:
+    - name: The role
+      ansible.builtin.import_role:
+        name: netpool.ipam.reserve
+        rolespec_validate: ROLESPEC
       vars:
         ipam_pool: p
         ipam_family: "{{ 'ipv5' if inventory_hostname == bad else omit }}"
         ipam_store: "{{ undefined_variable if inventory_hostname == broken else omit }}"
-  tasks:
 """ + REPORT
 
 
+@pytest.mark.parametrize('rolespec', ['true', 'false'])
 @pytest.mark.parametrize('bad,broken', [('h00', 'none'), ('h03', 'none'), ('none', 'h00'), ('none', 'h04')])
-def test_a_host_whose_own_variables_are_wrong_fails_alone(tmp_path, bad, broken):
-    code, out = run(tmp_path, BAD, '-e', 'bad=%s broken=%s' % (bad, broken))
+def test_a_host_whose_own_variables_are_wrong_fails_alone(tmp_path, bad, broken, rolespec):
+    """Checked by Ansible before the role's tasks, or with ``rolespec_validate: false`` by the role's own request."""
+    code, out = run(tmp_path, BAD.replace('ROLESPEC', rolespec), '-e', 'bad=%s broken=%s' % (bad, broken))
     assert code != 0, out
     wrong = bad if bad != 'none' else broken
     others = [h for h in HOSTS if h != wrong]
@@ -235,8 +239,9 @@ def test_a_host_whose_own_variables_are_wrong_fails_alone(tmp_path, bad, broken)
     if bad != 'none':
         assert 'value of ipam_family must be one of: ipv4, ipv6, dual, got: ipv5' in out, out
     else:
-        # Ansible's own check of the role's variables (meta/argument_specs.yml) says it first
         assert "'undefined_variable' is undefined" in out, out
+    if rolespec == 'false':
+        assert 'netpool.ipam.reserve: ' in out, out     # the role's own words
 
 
 CLASH = """
