@@ -30,8 +30,10 @@ description:
     V(web_dmz)); a host is in the group of each pool where it holds a reservation that passes O(keys). A pool
     whose hosts are filtered out is an empty group.
   - The whole namespace is read in one read transaction with two questions to the store (its pools, then its
-    reservations), whatever the number of hosts; nothing is written (a store that does not exist is not
-    created, and reads as empty). An expired lease is not listed.
+    reservations), whatever the number of hosts; nothing is written. An expired lease is not listed.
+  - A SQLite or JSON store file that does not exist fails with C(error store_unavailable) naming its path (the
+    inventory never creates a store, and an empty inventory would hide a wrong path). A PostgreSQL database
+    without tables reads as empty.
   - Values read from the store are not templated (Ansible treats them as untrusted data).
 author:
   - netpool.ipam engineers (@netpool)
@@ -82,6 +84,10 @@ notes:
     E(NETPOOL_IPAM_STORE_TOKEN).
   - With O(cache=true), the hosts are read from the inventory cache while it is valid (O(cache_timeout)); the
     store is not read then. C(ansible-inventory --flush-cache) reads the store again.
+  - The cache is kept per inventory source, store, O(namespace), O(pools), O(keys) and O(address_key); another
+    store (O(store) or E(NETPOOL_IPAM_STORE)) or another value of these options reads the store, never the
+    hosts cached for the others. Its key is a digest of them (the store's URL with its password masked); no
+    password or token is kept in the cache.
 seealso:
   - module: netpool.ipam.reservation
   - plugin: netpool.ipam.address
@@ -125,12 +131,15 @@ cache_timeout: 3600
 #         msg: "{{ inventory_hostname }} is {{ ansible_host }}, in {{ netpool_reservations | map(attribute='pool') }}"
 """
 
+import hashlib
+import json
+
 from ansible.inventory.group import to_safe_group_name
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
 from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
 from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_OPTIONS
-from ansible_collections.netpool.ipam.plugins.plugin_utils._adapter import LookupIpamError, plugin_call
+from ansible_collections.netpool.ipam.plugins.plugin_utils._adapter import LookupIpamError, lookup_store, plugin_call
 
 NAME = 'netpool.ipam.reservations'
 
@@ -154,16 +163,31 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def _invalid(self, path, msg):
         return LookupIpamError('inventory %s (%s): %s' % (NAME, path, msg), 'invalid_argument')
 
-    def _read(self, path):
-        """``{'pools': [...], 'reservations': [...]}`` from the store (one read transaction)."""
+    def _params(self):
+        """The store options, a vaulted value (!vault) decrypted."""
         params = dict((name, self.get_option(name)) for name in STORE_OPTIONS)
         for name in ('store', 'store_token'):
             if params[name] is not None:
-                params[name] = str(params[name])      # a vaulted value (!vault) is decrypted here
+                params[name] = str(params[name])
+        return params
+
+    def _cache_key(self, path, params):
+        """The inventory cache key of source ``path``: Ansible's key of the path, and a digest of what decides the
+        hosts: the store (as messages name it: an absolute path, a URL with its passwords masked; never the
+        token), the namespace, pools, keys and the address key. Another store or namespace, or other filters,
+        never get the hosts cached for the first."""
+        read = [lookup_store(params), params['namespace'], self.get_option('pools'),
+                self.get_option('keys'), self.get_option('address_key')]
+        digest = hashlib.sha256(json.dumps(read, sort_keys=True).encode('utf-8')).hexdigest()[:16]
+        return '%s_%s' % (self.get_cache_key(path), digest)
+
+    def _read(self, path, params):
+        """``{'pools': [...], 'reservations': [...]}`` from the store (one read transaction); a store file that
+        does not exist is ``store_unavailable`` (a reader never creates a store)."""
         pools, keys = self.get_option('pools'), self.get_option('keys')
         doing = 'reading the reservations of namespace %r' % (params['namespace'],)
         return plugin_call(params, lambda service: service.reservations(params['namespace'], pools, keys), doing,
-                           'inventory %s (%s)' % (NAME, path), 'reservations inventory')
+                           'inventory %s (%s)' % (NAME, path), 'reservations inventory', must_exist=True)
 
     def parse(self, inventory, loader, path, cache=True):
         super(InventoryModule, self).parse(inventory, loader, path, cache=cache)
@@ -179,7 +203,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         if errors:
             raise self._invalid(path, '; '.join(errors))
 
-        cache_key = self.get_cache_key(path)
+        params = self._params()
+        cache_key = self._cache_key(path, params)
         use_cache = self.get_option('cache') and cache
         update_cache = self.get_option('cache') and not cache
         data = None
@@ -189,7 +214,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             except KeyError:
                 update_cache = True
         if data is None:
-            data = self._read(path)
+            data = self._read(path, params)
         if update_cache:
             self._cache[cache_key] = data
         self._populate(data)

@@ -133,6 +133,15 @@ def read_only(store, why):
         read_only=True)
 
 
+def missing_store(store):
+    """``store_unavailable`` for a read of a store file that does not exist (``store``: "SQLite store PATH"): a
+    reader never creates a store, and an empty answer would hide a wrong path."""
+    return StoreUnavailable(
+        'The %s does not exist, and reading never creates a store. Check the path (store, or NETPOOL_IPAM_STORE; a '
+        'relative path is relative to the directory the command was started from), or create the store first: '
+        'declaring a pool (netpool.ipam.pool) creates it.' % store)
+
+
 def missing_library(library, needed_for, requirement=None):
     """``store_unavailable`` for a Python library missing on the controller, saying how to install it.
 

@@ -66,14 +66,16 @@ def store_location(params, base_dir=None):
     return location(params.get('store') or os.environ.get(STORE_ENV) or DEFAULT_STORE, base_dir)
 
 
-def service_for(params, base_dir=None, create=True):
+def service_for(params, base_dir=None, create=True, must_exist=False):
     """The ``Service`` over the store that ``params`` name, opened once per process.
 
     ``base_dir`` is the directory a relative store path is relative to (the
     controller's working directory for action plugins and the lookup).
     ``create=False`` (check mode, reads) does not create a store file that does
     not exist yet: such a store reads as empty and is not kept, so a later task
-    sees the file once another one has created it.
+    sees the file once another one has created it. ``must_exist=True`` (a reader that must not take a missing
+    store file for an empty one: the inventory plugin) fails ``store_unavailable`` naming the missing file
+    (``open_store``).
     """
     key = _store_key(params, base_dir)
     service = _SERVICES.get(key)
@@ -84,7 +86,7 @@ def service_for(params, base_dir=None, create=True):
             raise missing_library(getattr(IMPORT_ERROR, 'name', None) or 'netaddr', 'for every store (%s)'
                                   % IMPORT_ERROR)
         store = open_store(key[1], token=key[2], validate_certs=key[3], timeout=key[4], base_dir=base_dir,
-                           create=create)
+                           create=create, must_exist=must_exist)
         service = Service(store)
         if not store.absent:
             _SERVICES[key] = service
@@ -95,7 +97,7 @@ def service_for(params, base_dir=None, create=True):
     return service
 
 
-def with_service(params, base_dir, work):
+def with_service(params, base_dir, work, must_exist=False):
     """``work(service)`` over the store that ``params`` name.
 
     A local store file that does not exist yet (or the tables of a PostgreSQL database that has none) is
@@ -107,16 +109,19 @@ def with_service(params, base_dir, work):
 
     A store that talks to a server marks the failures that are safe to retry (``_retry``): the whole of
     ``work`` is then run again, from its start in a new transaction, within the task's ``timeout``.
+
+    ``must_exist=True``: a store file that does not exist is ``store_unavailable`` (``open_store``).
     """
     timeout = _store_key(params, base_dir)[4]
-    return _retry.call(lambda: _attempt(params, base_dir, work), timeout,
-                       lambda evidence: _attempt(params, base_dir, lambda service: service.store.applied(evidence)))
+    return _retry.call(lambda: _attempt(params, base_dir, work, must_exist), timeout,
+                       lambda evidence: _attempt(params, base_dir, lambda service: service.store.applied(evidence),
+                                                 must_exist))
 
 
-def _attempt(params, base_dir, work):
+def _attempt(params, base_dir, work, must_exist=False):
     """One attempt of ``with_service``."""
     try:
-        service = service_for(params, base_dir, create=False)
+        service = service_for(params, base_dir, create=False, must_exist=must_exist)
         try:
             return work(service)
         except StoreAbsent:

@@ -89,11 +89,12 @@ def lookup_call(params, call, doing):
     return plugin_call(params, call, doing, 'lookup netpool.ipam.address', 'address lookup')
 
 
-def plugin_call(params, call, doing, plugin, name):
+def plugin_call(params, call, doing, plugin, name, must_exist=False):
     """Run ``call(service)`` for controller-side plugin ``plugin`` (its name in messages, ``name`` in the message
-    of a bug); any failure raises ``LookupIpamError`` (an ``AnsibleError``) with the SPEC code, secrets hidden."""
+    of a bug); any failure raises ``LookupIpamError`` (an ``AnsibleError``) with the SPEC code, secrets hidden.
+    ``must_exist``: a store file that does not exist is ``store_unavailable``, not an empty store."""
     try:
-        return _runner.with_service(params, base_dir(), call)
+        return _runner.with_service(params, base_dir(), call, must_exist=must_exist)
     except IpamError as e:
         failure = _runner.failure(e, params, base_dir())
     except Exception as e:  # pylint: disable=broad-except

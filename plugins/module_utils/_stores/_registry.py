@@ -15,7 +15,7 @@ import importlib
 import os
 import re
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, missing_store
 from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
 
 
@@ -133,12 +133,17 @@ def location(spec=None, base_dir=None):
     return redact(spec)
 
 
-def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=None, create=True):
+def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=None, create=True,
+               must_exist=False):
     """Open the store named by ``spec`` (a path, relative to ``base_dir``, or a URL).
 
     ``create=False`` (check mode, reads): a store file that does not exist is not created, nor are the
     tables of a PostgreSQL database that has none; the store then reads as empty and keeps nothing
     (``store.absent`` is true).
+
+    ``must_exist=True`` (a reader, which never creates a store: the inventory plugin): a store file (SQLite,
+    JSON) that does not exist is ``store_unavailable`` naming its path, not an empty store. A PostgreSQL or
+    NetBox store is not checked (a database without tables still reads as empty).
     """
     spec = spec or DEFAULT_STORE
     if not isinstance(spec, str) or not spec.strip():
@@ -149,7 +154,11 @@ def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=
         path = os.path.expanduser(spec)
         if base_dir and not os.path.isabs(path):
             path = os.path.join(base_dir, path)
-        store = cls(path, timeout=timeout, create=create or os.path.exists(path))
+        exists = os.path.exists(path)
+        store = cls(path, timeout=timeout, create=create or exists)     # a missing directory is its own error
+        if must_exist and not exists:
+            store.close()
+            raise missing_store('%s store %s' % ('JSON' if kind == 'json' else 'SQLite', os.path.abspath(path)))
     else:
         store = cls(spec, timeout=timeout, validate_certs=validate_certs, token=token, create=create)
     store.use_free_space(_class(*FREE_SPACE[kind])(store))

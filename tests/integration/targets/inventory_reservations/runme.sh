@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The inventory plugin netpool.ipam.reservations: a play reserves, ansible-inventory and ansible-playbook
-# read the store through inventory sources (netpool.yml, eth1.netpool.yml), a missing pool fails with its
-# code, and a read leaves the store as it was.
+# read the store through inventory sources (netpool.yml, eth1.netpool.yml), a missing store and a missing pool
+# fail with their code, and a read leaves the store as it was.
 set -eux
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUTPUT_DIR:-$(mktemp -d)}/inventory_reservations"
@@ -11,8 +11,12 @@ cd "$out"
 export NETPOOL_IPAM_STORE=inventory.sqlite
 export ANSIBLE_INVENTORY_UNPARSED_FAILED=true
 
-# nothing reserved yet: an empty inventory, and no store file made by reading
-ansible-inventory -i "$here/netpool.yml" --list > empty.json
+# nothing reserved yet: no store, which fails naming the file, and no store file made by reading
+if ansible-inventory -i "$here/netpool.yml" --list > absent.out 2>&1; then
+    echo "a missing store did not fail"; exit 1
+fi
+grep -q '(error store_unavailable)' absent.out
+grep -qF "SQLite store $(pwd -P)/inventory.sqlite does not exist" absent.out
 test ! -e inventory.sqlite
 
 ansible-playbook -i localhost, "$here/setup.yml" "$@"

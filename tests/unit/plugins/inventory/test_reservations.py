@@ -18,6 +18,7 @@ import subprocess
 import sys
 
 import pytest
+from psycopg.conninfo import conninfo_to_dict
 
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
@@ -211,12 +212,132 @@ def test_the_cache(tmp_path):
     assert 'd' not in data['_meta']['hostvars']
 
 
-@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
-def test_a_store_that_does_not_exist_is_an_empty_inventory_and_is_not_created(tmp_path, name):
-    code, data, output = run_inventory(tmp_path, {'plugin': 'netpool.ipam.reservations', 'store': name})
+@pytest.mark.parametrize('name, how', [('ipam.sqlte', 'environment'), ('ipam.json', 'option'),
+                                       ('ipam.sqlite', 'option')])
+def test_a_store_that_does_not_exist_fails_naming_it_and_is_not_created(tmp_path, name, how):
+    """A reader never creates a store: a wrong path (a typo, another directory) is an error naming the file,
+    not an empty inventory; the directory exists, and nothing is made in it (no store, lock or -wal file)."""
+    directory = tmp_path / 'stores'
+    directory.mkdir()
+    path = str(directory / name)
+    config = {'plugin': 'netpool.ipam.reservations'}
+    env = {'NETPOOL_IPAM_STORE': path} if how == 'environment' else {}
+    if how == 'option':
+        config['store'] = path
+    code, _data, output = run_inventory(tmp_path, dict(config, **cache_options(tmp_path)), **env)
+    assert code != 0, output
+    assert '(error store_unavailable)' in output and 'Traceback' not in output
+    assert '%s store %s does not exist' % ('JSON' if name.endswith('.json') else 'SQLite', path) in output
+    assert 'Check the path' in output
+    assert os.listdir(str(directory)) == []
+    assert not os.path.exists(str(tmp_path / 'cache')) or os.listdir(str(tmp_path / 'cache')) == []
+
+
+def cache_options(tmp_path):
+    """The options of the inventory cache: Ansible's jsonfile cache plugin, in a directory of the test."""
+    return {'cache': True, 'cache_plugin': 'ansible.builtin.jsonfile', 'cache_connection': str(tmp_path / 'cache'),
+            'cache_timeout': 3600}
+
+
+def reserve_for(store, owners, namespace='default', pool='web', cidr='10.20.0.0/24', token=None):
+    """Pool ``pool`` of ``namespace`` in ``store``, with an address for each of ``owners``."""
+    opened = open_store(store, token=token, timeout=30)
+    try:
+        s = Service(opened)
+        s.pool(pool, namespace=namespace, subnets=[{'cidr': cidr}])
+        s.reserve_owners(pool, owners, namespace=namespace)
+    finally:
+        opened.close()
+
+
+def release(store, pool, owner, token=None):
+    opened = open_store(store, token=token, timeout=30)
+    try:
+        assert Service(opened).release('default', pool=pool, owner=owner)['changed']
+    finally:
+        opened.close()
+
+
+def owners_listed(tmp_path, config, *args, **env):
+    """The hosts ``ansible-inventory`` lists (it must succeed)."""
+    code, data, output = run_inventory(tmp_path, config, *args, **env)
     assert code == 0, output
-    assert data['_meta']['hostvars'] == {}
-    assert not [f for f in os.listdir(str(tmp_path)) if f.startswith('ipam.')]
+    return sorted(data['_meta']['hostvars'])
+
+
+def test_the_cache_is_kept_per_store(tmp_path):
+    """One inventory source, the cache on, two stores in turn: each lists its own hosts (the cache of one store
+    is never served for the other), by NETPOOL_IPAM_STORE and by the store option; the cache still serves each
+    store its own hosts."""
+    reserve_for(str(tmp_path / 'prod.sqlite'), ['prod1', 'prod2'])
+    reserve_for(str(tmp_path / 'staging.sqlite'), ['stage1'])
+    reserve_for(str(tmp_path / 'prod.json'), ['jprod1'])
+    reserve_for(str(tmp_path / 'staging.json'), ['jstage1', 'jstage2'])
+    config = dict({'plugin': 'netpool.ipam.reservations'}, **cache_options(tmp_path))
+    assert owners_listed(tmp_path, config, NETPOOL_IPAM_STORE='prod.sqlite') == ['prod1', 'prod2']
+    assert owners_listed(tmp_path, config, NETPOOL_IPAM_STORE='staging.sqlite') == ['stage1']
+    assert owners_listed(tmp_path, dict(config, store='prod.json')) == ['jprod1']
+    assert owners_listed(tmp_path, dict(config, store=str(tmp_path / 'staging.json'))) == ['jstage1', 'jstage2']
+    # the same store named relative or absolute is one store, whose cache is still used
+    release(str(tmp_path / 'prod.sqlite'), 'web', 'prod2')
+    release(str(tmp_path / 'staging.json'), 'web', 'jstage2')
+    assert owners_listed(tmp_path, config, NETPOOL_IPAM_STORE=str(tmp_path / 'prod.sqlite')) == ['prod1', 'prod2']
+    assert owners_listed(tmp_path, dict(config, store='staging.json')) == ['jstage1', 'jstage2']
+    assert owners_listed(tmp_path, config, '--flush-cache', NETPOOL_IPAM_STORE='prod.sqlite') == ['prod1']
+
+
+def test_the_cache_is_kept_per_namespace_pools_keys_and_address_key(tmp_path):
+    """Editing namespace, pools, keys or address_key of a source with the cache on lists what the new options
+    select, not the hosts cached for the old ones."""
+    store = str(tmp_path / 'ipam.sqlite')
+    seed(store)
+    reserve_for(store, ['x1'], namespace='other')
+    base = dict({'plugin': 'netpool.ipam.reservations', 'store': store}, **cache_options(tmp_path))
+    assert owners_listed(tmp_path, base) == ['a', 'b', 'c', 'd', 'e']
+    assert owners_listed(tmp_path, dict(base, namespace='other')) == ['x1']
+    assert owners_listed(tmp_path, dict(base, pools=['web-dmz'])) == ['a', 'b', 'c']
+    assert owners_listed(tmp_path, dict(base, keys=['eth1'])) == ['a', 'e']
+    code, data, output = run_inventory(tmp_path, dict(base, keys=['eth1'], address_key='eth1'))
+    assert code == 0, output
+    assert data['_meta']['hostvars']['a']['ansible_host'] == '10.1.0.1'
+    # back to the first options: their own cache, still used (the store is not read again)
+    release(store, 'db', 'd')
+    assert owners_listed(tmp_path, base) == ['a', 'b', 'c', 'd', 'e']
+    assert owners_listed(tmp_path, dict(base, pools=['web-dmz', 'db'])) == ['a', 'b', 'c', 'e']
+
+
+def cache_files(tmp_path):
+    """{name: text} of every file of the inventory cache."""
+    directory = str(tmp_path / 'cache')
+    return dict((name, open(os.path.join(directory, name), encoding='utf-8', errors='replace').read())
+                for name in os.listdir(directory))
+
+
+def test_the_cache_of_postgresql_stores_holds_no_secret(tmp_path):
+    """Two PostgreSQL stores in turn (a password in the URL of one, store_token for the other), the cache on:
+    each lists its own hosts, and neither secret is in the name or the content of a cache file."""
+    schema = postgresql_server.fresh_schema
+    with schema('inv') as (first, _one), schema('inv') as (second, _two):
+        # the test server trusts its clients (a password it does not need is ignored), unless its URL has its own
+        user, password = conninfo_to_dict(first)['user'], conninfo_to_dict(first).get('password')
+        if not password:
+            password = 'pw-SECRET-7'
+            first = first.replace('://%s@' % user, '://%s:%s@' % (user, password), 1)
+        token = conninfo_to_dict(second).get('password') or 'tok-SECRET-8'
+        second = second.replace(':%s@' % token, '@', 1)
+        assert password in first and token not in second
+        reserve_for(first, ['pg1'])
+        reserve_for(second, ['pg2', 'pg3'], token=token)
+        config = dict({'plugin': 'netpool.ipam.reservations'}, **cache_options(tmp_path))
+        assert owners_listed(tmp_path, dict(config, store=first)) == ['pg1']
+        assert owners_listed(tmp_path, dict(config, store=second), NETPOOL_IPAM_STORE_TOKEN=token) == ['pg2', 'pg3']
+        assert owners_listed(tmp_path, config, NETPOOL_IPAM_STORE=first) == ['pg1']
+    files = cache_files(tmp_path)
+    assert len(files) == 2, sorted(files)
+    for name, text in files.items():
+        for secret in (password, token):
+            assert secret not in name and secret not in text, (name, secret)
+        assert 'pg1' in text or 'pg2' in text
 
 
 def fingerprint(directory):
