@@ -6,9 +6,12 @@
 
 Git merges text line by line: two branches that each add a pool (or a reservation) that sorts into the same
 place of the document add lines at one insertion point, which git calls a conflict whatever the layout. This
-driver merges the documents as objects instead (``_json.merge``): a change made on one side only is taken,
-history of both sides is kept, and only one object changed differently on both sides is a conflict (then the
-file gets git's usual conflict markers, as without the driver). Set it up once per clone:
+driver merges the documents as objects instead (``_json_document.merge``): a change made on one side only is
+taken, history of both sides is kept, and only one object changed differently on both sides is a conflict (then
+the file gets git's usual conflict markers, as without the driver). The merged document is then read as the
+store reads it (``_json_document.read``, the store's own check): one it would refuse (both sides took the same
+free address for different owners, pools of the two sides overlap) is a conflict too, named, never written.
+Set it up once per clone:
 
     # .gitattributes (committed)
     ipam.json merge=netpool-ipam
@@ -17,7 +20,8 @@ file gets git's usual conflict markers, as without the driver). Set it up once p
     git config merge.netpool-ipam.driver "python3 /path/to/ansible_collections/netpool/ipam/tools/merge_plan.py %O %A %B %P"
 
 Run it with a Python that has netaddr (the one that runs ansible-playbook). Exits 0 with the merged document
-in %A, 1 with a conflict (git's own text merge of the three files, markers and all, in %A).
+in %A, 1 with a conflict (git's own text merge of the three files, markers and all, in %A; what to fix on
+stderr).
 """
 
 import json
@@ -31,6 +35,16 @@ def _text_merge(base, ours, theirs, name):
     """Git's own line merge, conflict markers and all, into ``ours``: what git does without this driver."""
     return subprocess.call(['git', 'merge-file', '-L', name + ' (ours)', '-L', name + ' (base)',
                             '-L', name + ' (theirs)', ours, base, theirs])
+
+
+#: Refused.kind -> what the merged plan does that the store refuses, and how to resolve it in the text merge
+_REFUSED = {
+    'held_twice': ('gives one address to two reservations', 'keep one of the two reservation lines (the one in '
+                   'use: the owner whose line you delete is given a new free address by the next run)'),
+    'overlap': ('holds pools that overlap', 'edit the subnets of one of the pools (or move it to another '
+                'namespace)'),
+    'damaged': ('is not a valid netpool.ipam document', 'fix that entry'),
+}
 
 
 def main(argv=None):
@@ -49,6 +63,13 @@ def main(argv=None):
                 text = f.read()
             documents.append(json.loads(text) if text.strip() else {'schema_version': _base.SCHEMA_VERSION})
         merged, conflicts = _json_document.merge(*documents)
+    except _json_document.Refused as e:     # the merge, read as the store reads it, is refused: not written
+        what, fix = _REFUSED[e.kind]
+        sys.stderr.write('netpool.ipam: %s: the merged plan %s, which netpool.ipam refuses to read: %s. Merged as '
+                         'text: %s, resolve any conflict markers, then git add %s.\n' % (name, what, e.detail, fix,
+                                                                                         name))
+        _text_merge(base, ours, theirs, name)
+        return 1
     except Exception as e:     # anything this collection cannot read as a plan: git's own merge, as without the driver
         e = '%s: %s' % (type(e).__name__, e)
         sys.stderr.write('netpool.ipam: %s is not a netpool.ipam JSON store this collection reads (%s): merged as '

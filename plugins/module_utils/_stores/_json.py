@@ -45,7 +45,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, R
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import (
     LOCKS_AT_BEGIN, SCHEMA_VERSION, SpanStore, check_schema_version)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._json_document import (
-    DAMAGE, MIGRATIONS, Damaged, State)
+    DAMAGE, MIGRATIONS, Refused, State, damage, read)
 
 
 #: a directory fsync failing with these means the file system does not sync directories at all
@@ -207,33 +207,32 @@ class JsonStore(SpanStore):
             while version < SCHEMA_VERSION:
                 document = MIGRATIONS[version](document)
                 version += 1
-            state = State(document)
-        except Damaged as e:
-            raise self._damaged(e.what, e.error)
         except DAMAGE as e:
             raise self._damaged('', e)
-        if state.duplicates:
-            raise StoreUnavailable(
-                'The JSON store %s gives one address to two reservations: %s. This happens when two branches of '
-                'a git-kept plan each reserved the same free address and were merged. Nothing was changed. '
-                'Resolve it by hand: delete one of the two reservation lines from the file (the reservation you '
-                'keep stays where it is), commit, and run the playbook again: the owner whose line you deleted '
-                'is given a new free address.' % (self.path, state.duplicates))
-        if state.overlaps:
-            raise StoreUnavailable(
-                'The JSON store %s holds pools that overlap: %s. Pools of one namespace may not overlap (a child '
-                'pool lies inside its parent); this happens when two branches of a git-kept plan each changed '
-                'a pool and were merged. Nothing was changed. Resolve it by hand: edit the subnets of one of the '
-                'pools in the file (or move it to another namespace), commit, and run the playbook again.'
-                % (self.path, '; '.join(state.overlaps)))
-        return state
+        try:
+            return read(document)     # the check the git merge driver runs on a merge too (tools/merge_plan.py)
+        except Refused as e:
+            if e.kind == 'held_twice':
+                raise StoreUnavailable(
+                    'The JSON store %s gives one address to two reservations: %s. This happens when two branches '
+                    'of a git-kept plan each reserved the same free address and were merged. Nothing was changed. '
+                    'Resolve it by hand: delete one of the two reservation lines from the file (the reservation '
+                    'you keep stays where it is), commit, and run the playbook again: the owner whose line you '
+                    'deleted is given a new free address.' % (self.path, e.detail))
+            if e.kind == 'overlap':
+                raise StoreUnavailable(
+                    'The JSON store %s holds pools that overlap: %s. Pools of one namespace may not overlap (a '
+                    'child pool lies inside its parent); this happens when two branches of a git-kept plan each '
+                    'changed a pool and were merged. Nothing was changed. Resolve it by hand: edit the subnets of '
+                    'one of the pools in the file (or move it to another namespace), commit, and run the playbook '
+                    'again.' % (self.path, e.detail))
+            raise StoreUnavailable('The JSON store %s is not a valid netpool.ipam document (%s). Restore it from '
+                                   'version control or a backup.' % (self.path, e.detail))
 
     def _damaged(self, what, error):
         """The error for a document that cannot be read as netpool.ipam data (``what``: the entry, if known)."""
-        problem = ('the key %s is missing' % error if isinstance(error, KeyError)
-                   else '%s: %s' % (type(error).__name__, error))
-        return StoreUnavailable('The JSON store %s is not a valid netpool.ipam document (%s%s). Restore it from '
-                                'version control or a backup.' % (self.path, what, problem))
+        return StoreUnavailable('The JSON store %s is not a valid netpool.ipam document (%s). Restore it from '
+                                'version control or a backup.' % (self.path, damage(what, error)))
 
     def _write(self):
         """Replace the document by the state in memory (see the module docstring); ``StoreUnavailable`` when

@@ -116,6 +116,24 @@ class Damaged(Exception):
         self.error = error
 
 
+def damage(what, error):
+    """What is wrong with a damaged entry: ``what`` names it (or is ''), ``error`` is what reading it raised."""
+    return what + ('the key %s is missing' % error if isinstance(error, KeyError)
+                   else '%s: %s' % (type(error).__name__, error))
+
+
+class Refused(Exception):
+    """A document the JSON store refuses to read (``read``). ``kind`` says why: ``held_twice`` (one address of a
+    namespace given to two reservations), ``overlap`` (two pools of a namespace overlap, neither the other's
+    ancestor) or ``damaged`` (an entry that cannot be read as netpool.ipam data); ``detail`` names them: the
+    address with both holders, the pools with their subnets and what they share, the entry and what is wrong."""
+
+    def __init__(self, kind, detail):
+        super(Refused, self).__init__('%s: %s' % (kind, detail))
+        self.kind = kind
+        self.detail = detail
+
+
 class State(object):
     """The document in memory, with the indexes the store interface needs.
 
@@ -343,6 +361,23 @@ def _objects(document):
     return objects, history
 
 
+def read(document):
+    """A parsed document of this collection's schema version (older ones migrated first) as the JSON store reads
+    it: its ``State``; ``Refused`` for one the store refuses. The one check of a document: the store runs it on
+    every read (``_json``), and ``merge`` on what it merged, before the git merge driver writes it."""
+    try:
+        state = State(document)
+    except Damaged as e:
+        raise Refused('damaged', damage(e.what, e.error))
+    except DAMAGE as e:
+        raise Refused('damaged', damage('', e))
+    if state.duplicates:
+        raise Refused('held_twice', state.duplicates)
+    if state.overlaps:
+        raise Refused('overlap', '; '.join(state.overlaps))
+    return state
+
+
 def merge(base, ours, theirs):
     """A three-way merge of three parsed JSON store documents, object by object (what ``tools/merge_plan.py``,
     the git merge driver, runs): a pool, a reservation or a resting address changed on one side only takes that
@@ -350,8 +385,9 @@ def merge(base, ours, theirs):
     conflicts)``: the merged document as the store writes it, and the identities changed differently on both
     sides (or a reservation left in a pool the other side deleted); with conflicts the text is None.
 
-    What the merge cannot see (one address taken by two reservations, pools that now overlap) is refused when
-    the merged document is read, as for any document."""
+    What no object merge sees (each side took the same free address for another owner, pools of the two sides
+    now overlap) is seen by the store's own read check (``read``), run on the merged document: ``Refused``, for
+    a document the store would refuse to read, is raised rather than the document returned."""
     sides = [_objects(_current(d)) for d in (base, ours, theirs)]
     (o, o_history), (a, a_history), (b, b_history) = sides
     merged, conflicts = {}, []
@@ -389,4 +425,4 @@ def merge(base, ours, theirs):
             history.setdefault(group[0], {}).setdefault(group[1], {})[group[2]] = parsed
     if conflicts:
         return None, conflicts
-    return State({'schema_version': _base.SCHEMA_VERSION, 'pools': pools, 'history': history}).document(), []
+    return read({'schema_version': _base.SCHEMA_VERSION, 'pools': pools, 'history': history}).document(), []
