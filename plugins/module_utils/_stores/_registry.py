@@ -15,7 +15,7 @@ import importlib
 import os
 import re
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, StoreUnavailable
 from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
 
 
@@ -56,6 +56,9 @@ def preload(*kinds):
 
 
 DEFAULT_STORE = 'ipam.sqlite'
+
+#: file store kind -> its name in messages, and the file a directory given as store could hold
+FILE_KINDS = {'sqlite': ('SQLite', 'ipam.sqlite'), 'json': ('JSON', 'ipam.json')}
 
 #: the keywords of a libpq connection string (PostgreSQL 17's list)
 LIBPQ_KEYWORDS = frozenset((
@@ -149,6 +152,13 @@ def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=
         path = os.path.expanduser(spec)
         if base_dir and not os.path.isabs(path):
             path = os.path.join(base_dir, path)
+        if os.path.isdir(path):
+            name, example = FILE_KINDS[kind]
+            directory = os.path.abspath(path)
+            example = os.path.join(directory, example)
+            raise StoreUnavailable('Cannot open the %s store %s: it is a directory, not a store file. Name a file in '
+                                   'it, for example store: %s (or NETPOOL_IPAM_STORE=%s): the store is created there '
+                                   'by the first change.' % (name, directory, example, example))
         store = cls(path, timeout=timeout, create=create or os.path.exists(path))
     else:
         store = cls(spec, timeout=timeout, validate_certs=validate_certs, token=token, create=create)
