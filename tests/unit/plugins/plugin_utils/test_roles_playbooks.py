@@ -341,3 +341,62 @@ def test_reserve_role_marks_changed_the_hosts_whose_address_changed(tmp_path):
     for args in (['--check'], []):
         code, out = playbook(tmp_path, CHANGED_PLAY, '-e', 'static=10.64.0.200', *args, **env)
         assert code == 0 and changed_hosts(out) == {'n2': 1}, out
+
+
+PUBLISH_DIRECTORIES_PLAY = """
+- name: Declare a pool with a host that has a MAC and a name
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+      vars:
+        ipam_pools: [{name: lan, cidr: 10.65.0.0/24, metadata: {domain: lab.test}}]
+  tasks:
+    - name: Reserve for web1
+      netpool.ipam.reservation:
+        pool: lan
+        owner: web1
+        metadata: {mac: "52:54:00:00:00:01"}
+
+- name: Publish every file into directories that do not exist yet (but one)
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.publish
+      vars:
+        ipam_publish: [kea_dhcp4, kea_dhcp6, dnsmasq, hosts, bind]
+        ipam_publish_kea_dhcp4_path: "{{ playbook_dir }}/out/kea4/sub/kea-dhcp4.conf"
+        ipam_publish_kea_dhcp6_path: "{{ playbook_dir }}/out/kea6/kea-dhcp6.conf"
+        ipam_publish_dnsmasq_path: "{{ playbook_dir }}/out/dnsmasq.d/netpool-ipam.conf"
+        ipam_publish_hosts_path: "{{ playbook_dir }}/out/etc/hosts"
+        ipam_publish_bind_dir: "{{ playbook_dir }}/out/bind/zones"
+        ipam_publish_bind_conf: "{{ playbook_dir }}/out/bind-conf/named.conf.netpool-ipam"
+        # the role's own checks of the written files, without the servers' checkers
+        ipam_publish_validate: {kea_dhcp4: test -s %s, kea_dhcp6: test -s %s, dnsmasq: test -s %s,
+                                bind_zone: test -s %s, bind_conf: test -s %s}
+        ipam_publish_reload: {}
+"""
+
+
+def test_publish_makes_the_directory_of_every_file_and_leaves_an_existing_one_as_it_is(tmp_path):
+    """Kea, dnsmasq, /etc/hosts and BIND alike: a directory that does not exist is made (with its parents) before
+    the file is written; one that exists keeps its mode (Debian's /etc/bind is setgid). A rerun changes nothing."""
+    existing = tmp_path / 'out' / 'kea6'
+    existing.mkdir(parents=True)
+    existing.chmod(0o2750)
+    env = dict(NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
+    code, out = playbook(tmp_path, PUBLISH_DIRECTORIES_PLAY, **env)
+    assert code == 0, out
+    made = dict((str(path.relative_to(tmp_path / 'out')), oct(path.stat().st_mode & 0o7777))
+                for path in (tmp_path / 'out').rglob('*') if path.is_dir())
+    assert made == {'kea4': '0o755', 'kea4/sub': '0o755', 'kea6': '0o2750', 'dnsmasq.d': '0o755', 'etc': '0o755',
+                    'bind': '0o755', 'bind/zones': '0o755', 'bind-conf': '0o755'}, made
+    assert '"hw-address": "52:54:00:00:00:01"' in (tmp_path / 'out' / 'kea4' / 'sub' / 'kea-dhcp4.conf').read_text()
+    assert (tmp_path / 'out' / 'kea6' / 'kea-dhcp6.conf').exists()
+    assert 'dhcp-host=52:54:00:00:00:01,10.65.0.1,web1' in (tmp_path / 'out' / 'dnsmasq.d' / 'netpool-ipam.conf'
+                                                           ).read_text()
+    assert 'web1.lab.test' in (tmp_path / 'out' / 'etc' / 'hosts').read_text()
+    assert (tmp_path / 'out' / 'bind' / 'zones' / 'lab.test.zone').exists()
+    assert 'lab.test.zone' in (tmp_path / 'out' / 'bind-conf' / 'named.conf.netpool-ipam').read_text()
+    code, out = playbook(tmp_path, PUBLISH_DIRECTORIES_PLAY, **env)
+    assert code == 0 and re.search(r'localhost +: ok=\d+ +changed=0 ', out), out
