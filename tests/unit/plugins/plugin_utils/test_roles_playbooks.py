@@ -400,3 +400,41 @@ def test_publish_makes_the_directory_of_every_file_and_leaves_an_existing_one_as
     assert 'lab.test.zone' in (tmp_path / 'out' / 'bind-conf' / 'named.conf.netpool-ipam').read_text()
     code, out = playbook(tmp_path, PUBLISH_DIRECTORIES_PLAY, **env)
     assert code == 0 and re.search(r'localhost +: ok=\d+ +changed=0 ', out), out
+
+
+CHILD_PLAY = """
+- name: A plan with a child by ranges
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+      vars:
+        ipam_pools:
+          - {name: site, cidr: 10.66.0.0/24}
+          - {name: vips, parent: site, ranges: ["{{ vips }}"]}
+  tasks:
+    - name: Hold a VIP
+      netpool.ipam.reservation: {pool: vips, owner: vip1}
+      when: hold | default(false) | bool
+"""
+
+
+def error_lines(out):
+    return [line for line in out.splitlines() if line.startswith('[ERROR]')]
+
+
+def test_pools_role_fails_a_child_with_the_modules_message_first(tmp_path):
+    """A child pool that cannot be carved fails with the module's message (and its error code) as the play's
+    headline, not "A 'failed_when' expression evaluated to 'True'"; in check mode a child of a parent that the same
+    run declares is still no failure."""
+    env = dict(NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
+    code, out = playbook(tmp_path, CHILD_PLAY, '--check', '-e', 'vips=10.66.0.240-10.66.0.250', **env)
+    assert code == 0 and error_lines(out) == [], out
+    code, out = playbook(tmp_path, CHILD_PLAY, '-e', 'vips=10.66.0.240-10.66.0.250 hold=true', **env)
+    assert code == 0, out
+    code, out = playbook(tmp_path, CHILD_PLAY, '-e', 'vips=10.66.0.245-10.66.0.250', **env)
+    assert code != 0, out
+    assert "'failed_when'" not in out, out
+    headline = error_lines(out)
+    assert len(headline) == 1 and "pool 'vips'" in headline[0] and '10.66.0.240' in headline[0], out
+    assert headline[0].endswith('(error pool_in_use)'), out
