@@ -438,3 +438,32 @@ def test_pools_role_fails_a_child_with_the_modules_message_first(tmp_path):
     headline = error_lines(out)
     assert len(headline) == 1 and "pool 'vips'" in headline[0] and '10.66.0.240' in headline[0], out
     assert headline[0].endswith('(error pool_in_use)'), out
+
+
+NOTHING_PLAY = """
+- name: The plan, as written
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+%s
+"""
+
+
+@pytest.mark.parametrize('variables, misspelled', [
+    ('      vars:\n        ipam_pool: [{name: p, cidr: 10.67.0.0/24}]', 'ipam_pool'),
+    ('      vars:\n        ipam_pools: []', None),
+    ('', None),
+    ('      vars:\n        ipam_pols: [{name: p, cidr: 10.67.0.0/24}]', 'ipam_pols'),
+], ids=['ipam_pool', 'empty', 'not set', 'ipam_pols'])
+def test_pools_role_warns_when_there_is_nothing_to_declare(tmp_path, variables, misspelled):
+    """ipam_pool for ipam_pools (the reserve role's variable), ipam_pools empty or not set: the play goes on
+    (nothing declared) with a warning that there is nothing to declare, naming the misspelled variable."""
+    code, out = playbook(tmp_path, NOTHING_PLAY % variables, NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
+    assert code == 0, out
+    assert '[WARNING]: netpool.ipam.pools: nothing to declare: set ipam_pools' in out, out
+    if misspelled:
+        assert ('[WARNING]: netpool.ipam.pools: the variable %s is not one the role reads: did you mean ipam_pools?'
+                % misspelled) in out, out
+    else:
+        assert out.count('[WARNING]') == 1, out
