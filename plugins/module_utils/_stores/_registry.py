@@ -15,7 +15,7 @@ import importlib
 import os
 import re
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, missing_store
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, StoreUnavailable, missing_store
 from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
 
 
@@ -56,6 +56,9 @@ def preload(*kinds):
 
 
 DEFAULT_STORE = 'ipam.sqlite'
+
+#: file store kind -> its name in messages, and the file a directory given as store could hold
+FILE_KINDS = {'sqlite': ('SQLite', 'ipam.sqlite'), 'json': ('JSON', 'ipam.json')}
 
 #: the keywords of a libpq connection string (PostgreSQL 17's list)
 LIBPQ_KEYWORDS = frozenset((
@@ -154,11 +157,18 @@ def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=
         path = os.path.expanduser(spec)
         if base_dir and not os.path.isabs(path):
             path = os.path.join(base_dir, path)
+        if os.path.isdir(path):
+            name, example = FILE_KINDS[kind]
+            directory = os.path.abspath(path)
+            example = os.path.join(directory, example)
+            raise StoreUnavailable('Cannot open the %s store %s: it is a directory, not a store file. Name a file in '
+                                   'it, for example store: %s (or NETPOOL_IPAM_STORE=%s): the store is created there '
+                                   'by the first change.' % (name, directory, example, example))
         exists = os.path.exists(path)
         store = cls(path, timeout=timeout, create=create or exists)     # a missing directory is its own error
         if must_exist and not exists:
             store.close()
-            raise missing_store('%s store %s' % ('JSON' if kind == 'json' else 'SQLite', os.path.abspath(path)))
+            raise missing_store('%s store %s' % (FILE_KINDS[kind][0], os.path.abspath(path)))
     else:
         store = cls(spec, timeout=timeout, validate_certs=validate_certs, token=token, create=create)
     store.use_free_space(_class(*FREE_SPACE[kind])(store))

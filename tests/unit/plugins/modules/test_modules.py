@@ -97,6 +97,28 @@ def test_family_dual(store, capsys):
     assert code == 1 and out['error'] == 'invalid_argument' and 'family: dual' in out['msg']
 
 
+@pytest.mark.parametrize('name, example', [('stores', 'ipam.sqlite'), ('stores.json', 'ipam.json')])
+@pytest.mark.parametrize('given', ['store', 'NETPOOL_IPAM_STORE'])
+def test_a_directory_as_store_says_so_and_names_a_file(tmp_path, capsys, monkeypatch, name, example, given):
+    """store (or NETPOOL_IPAM_STORE) naming a directory fails store_unavailable saying it is a directory and
+    which file to name instead, not "[Errno 21] Is a directory"; reads and check mode too."""
+    directory = tmp_path / name
+    directory.mkdir()
+    args = {'store': str(directory)}
+    if given == 'NETPOOL_IPAM_STORE':
+        monkeypatch.setenv('NETPOOL_IPAM_STORE', str(directory))
+        args = {}
+    for module, more in ((pool, {'name': 'web', 'cidr': '10.0.0.0/29'}),
+                         (pool, {'name': 'web', 'cidr': '10.0.0.0/29', '_ansible_check_mode': True}), (info, {})):
+        code, out = run(module, dict(args, **more), capsys)
+        assert code == 1 and out['error'] == 'store_unavailable', out
+        assert 'is a directory, not a store file' in out['msg'] and 'Errno' not in out['msg'], out
+        assert 'store: %s' % (directory / example) in out['msg'], out
+        assert out['store'] == str(directory)
+    assert list(directory.iterdir()) == []
+    _runner._SERVICES.clear()
+
+
 def test_token_is_not_echoed(tmp_path, capsys):
     code, out = run(info, {'store': 'netbox+https://127.0.0.1:9', 'store_token': 'tok-SECRET'}, capsys)
     assert code == 1 and out['error'] == 'store_unavailable'

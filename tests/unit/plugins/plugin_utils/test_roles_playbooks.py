@@ -341,3 +341,129 @@ def test_reserve_role_marks_changed_the_hosts_whose_address_changed(tmp_path):
     for args in (['--check'], []):
         code, out = playbook(tmp_path, CHANGED_PLAY, '-e', 'static=10.64.0.200', *args, **env)
         assert code == 0 and changed_hosts(out) == {'n2': 1}, out
+
+
+PUBLISH_DIRECTORIES_PLAY = """
+- name: Declare a pool with a host that has a MAC and a name
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+      vars:
+        ipam_pools: [{name: lan, cidr: 10.65.0.0/24, metadata: {domain: lab.test}}]
+  tasks:
+    - name: Reserve for web1
+      netpool.ipam.reservation:
+        pool: lan
+        owner: web1
+        metadata: {mac: "52:54:00:00:00:01"}
+
+- name: Publish every file into directories that do not exist yet (but one)
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.publish
+      vars:
+        ipam_publish: [kea_dhcp4, kea_dhcp6, dnsmasq, hosts, bind]
+        ipam_publish_kea_dhcp4_path: "{{ playbook_dir }}/out/kea4/sub/kea-dhcp4.conf"
+        ipam_publish_kea_dhcp6_path: "{{ playbook_dir }}/out/kea6/kea-dhcp6.conf"
+        ipam_publish_dnsmasq_path: "{{ playbook_dir }}/out/dnsmasq.d/netpool-ipam.conf"
+        ipam_publish_hosts_path: "{{ playbook_dir }}/out/etc/hosts"
+        ipam_publish_bind_dir: "{{ playbook_dir }}/out/bind/zones"
+        ipam_publish_bind_conf: "{{ playbook_dir }}/out/bind-conf/named.conf.netpool-ipam"
+        # the role's own checks of the written files, without the servers' checkers
+        ipam_publish_validate: {kea_dhcp4: test -s %s, kea_dhcp6: test -s %s, dnsmasq: test -s %s,
+                                bind_zone: test -s %s, bind_conf: test -s %s}
+        ipam_publish_reload: {}
+"""
+
+
+def test_publish_makes_the_directory_of_every_file_and_leaves_an_existing_one_as_it_is(tmp_path):
+    """Kea, dnsmasq, /etc/hosts and BIND alike: a directory that does not exist is made (with its parents) before
+    the file is written; one that exists keeps its mode (Debian's /etc/bind is setgid). A rerun changes nothing."""
+    existing = tmp_path / 'out' / 'kea6'
+    existing.mkdir(parents=True)
+    existing.chmod(0o2750)
+    env = dict(NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
+    code, out = playbook(tmp_path, PUBLISH_DIRECTORIES_PLAY, **env)
+    assert code == 0, out
+    made = dict((str(path.relative_to(tmp_path / 'out')), oct(path.stat().st_mode & 0o7777))
+                for path in (tmp_path / 'out').rglob('*') if path.is_dir())
+    assert made == {'kea4': '0o755', 'kea4/sub': '0o755', 'kea6': '0o2750', 'dnsmasq.d': '0o755', 'etc': '0o755',
+                    'bind': '0o755', 'bind/zones': '0o755', 'bind-conf': '0o755'}, made
+    assert '"hw-address": "52:54:00:00:00:01"' in (tmp_path / 'out' / 'kea4' / 'sub' / 'kea-dhcp4.conf').read_text()
+    assert (tmp_path / 'out' / 'kea6' / 'kea-dhcp6.conf').exists()
+    assert 'dhcp-host=52:54:00:00:00:01,10.65.0.1,web1' in (tmp_path / 'out' / 'dnsmasq.d' / 'netpool-ipam.conf'
+                                                           ).read_text()
+    assert 'web1.lab.test' in (tmp_path / 'out' / 'etc' / 'hosts').read_text()
+    assert (tmp_path / 'out' / 'bind' / 'zones' / 'lab.test.zone').exists()
+    assert 'lab.test.zone' in (tmp_path / 'out' / 'bind-conf' / 'named.conf.netpool-ipam').read_text()
+    code, out = playbook(tmp_path, PUBLISH_DIRECTORIES_PLAY, **env)
+    assert code == 0 and re.search(r'localhost +: ok=\d+ +changed=0 ', out), out
+
+
+CHILD_PLAY = """
+- name: A plan with a child by ranges
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+      vars:
+        ipam_pools:
+          - {name: site, cidr: 10.66.0.0/24}
+          - {name: vips, parent: site, ranges: ["{{ vips }}"]}
+  tasks:
+    - name: Hold a VIP
+      netpool.ipam.reservation: {pool: vips, owner: vip1}
+      when: hold | default(false) | bool
+"""
+
+
+def error_lines(out):
+    return [line for line in out.splitlines() if line.startswith('[ERROR]')]
+
+
+def test_pools_role_fails_a_child_with_the_modules_message_first(tmp_path):
+    """A child pool that cannot be carved fails with the module's message (and its error code) as the play's
+    headline, not "A 'failed_when' expression evaluated to 'True'"; in check mode a child of a parent that the same
+    run declares is still no failure."""
+    env = dict(NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
+    code, out = playbook(tmp_path, CHILD_PLAY, '--check', '-e', 'vips=10.66.0.240-10.66.0.250', **env)
+    assert code == 0 and error_lines(out) == [], out
+    code, out = playbook(tmp_path, CHILD_PLAY, '-e', 'vips=10.66.0.240-10.66.0.250 hold=true', **env)
+    assert code == 0, out
+    code, out = playbook(tmp_path, CHILD_PLAY, '-e', 'vips=10.66.0.245-10.66.0.250', **env)
+    assert code != 0, out
+    assert "'failed_when'" not in out, out
+    headline = error_lines(out)
+    assert len(headline) == 1 and "pool 'vips'" in headline[0] and '10.66.0.240' in headline[0], out
+    assert headline[0].endswith('(error pool_in_use)'), out
+
+
+NOTHING_PLAY = """
+- name: The plan, as written
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+%s
+"""
+
+
+@pytest.mark.parametrize('variables, misspelled', [
+    ('      vars:\n        ipam_pool: [{name: p, cidr: 10.67.0.0/24}]', 'ipam_pool'),
+    ('      vars:\n        ipam_pools: []', None),
+    ('', None),
+    ('      vars:\n        ipam_pols: [{name: p, cidr: 10.67.0.0/24}]', 'ipam_pols'),
+], ids=['ipam_pool', 'empty', 'not set', 'ipam_pols'])
+def test_pools_role_warns_when_there_is_nothing_to_declare(tmp_path, variables, misspelled):
+    """ipam_pool for ipam_pools (the reserve role's variable), ipam_pools empty or not set: the play goes on
+    (nothing declared) with a warning that there is nothing to declare, naming the misspelled variable."""
+    code, out = playbook(tmp_path, NOTHING_PLAY % variables, NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
+    assert code == 0, out
+    assert '[WARNING]: netpool.ipam.pools: nothing to declare: set ipam_pools' in out, out
+    if misspelled:
+        assert ('[WARNING]: netpool.ipam.pools: the variable %s is not one the role reads: did you mean ipam_pools?'
+                % misspelled) in out, out
+    else:
+        assert out.count('[WARNING]') == 1, out

@@ -46,6 +46,21 @@ def test_missing_directory_is_store_unavailable(tmp_path):
     assert 'does not exist' in info.value.msg
 
 
+@pytest.mark.parametrize('name, example', [('ipam', 'ipam.sqlite'), ('ipam.json', 'ipam.json')])
+def test_a_directory_given_as_store_is_store_unavailable_naming_a_file_to_give(tmp_path, name, example):
+    """A directory as store (SQLite or JSON, by its name) is not opened: the message says what it is and names a
+    file in it to give instead; nothing is made in the directory."""
+    directory = tmp_path / name
+    directory.mkdir()
+    for create in (True, False):
+        with pytest.raises(IpamError) as info:
+            open_store(str(directory), create=create)
+        assert info.value.code == 'store_unavailable'
+        assert '%s: it is a directory, not a store file' % directory in info.value.msg, info.value.msg
+        assert 'store: %s' % (directory / example) in info.value.msg, info.value.msg
+    assert list(directory.iterdir()) == []
+
+
 def test_not_a_database_is_store_unavailable(tmp_path):
     path = tmp_path / 'ipam.sqlite'
     path.write_text('this is not sqlite ' * 100)
