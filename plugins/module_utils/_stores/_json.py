@@ -25,10 +25,10 @@ This is a private module: it may change at any time.
   fails ``store_unavailable`` saying it is read-only, before anything is
   written, and even when a rename would have been allowed (a file the user
   made read-only is not replaced behind their back).
-- A document of an older schema version is written at this one by the first
-  transaction that opens it (a read or check mode too), once, in a short
-  write of its own (``_upgrade``); a read-only one is read through the
-  migrations in memory.
+- A document of an older schema version is migrated in memory each time it
+  is read; a read or check mode writes nothing (a plan kept in git is not
+  rewritten by them), and the first transaction that changes something writes
+  it at this version.
 - The whole document is read and written by each change: fine for a few
   thousand reservations, slow past that (see docs/performance.md).
 """
@@ -89,8 +89,6 @@ class JsonStore(SpanStore):
         self._pinned = None      # that document, kept open
         self._dirty = False
         self._locked = False     # whether the open transaction holds the lock file's flock
-        self._behind = None      # the schema version of the document read, when older than this collection's
-        self._upgraded = False   # whether the first transaction brought the document to this version (``_upgrade``)
         if not os.path.isdir(os.path.dirname(self.path)):
             raise StoreUnavailable('Cannot open the JSON store %s: the directory %s does not exist. '
                                    'Create it or point store at another path.'
@@ -108,9 +106,6 @@ class JsonStore(SpanStore):
                 self._state = None
             self._refuse_absent(write, commit, self._dirty)
             return
-        if not self._upgraded:
-            self._upgraded = True
-            self._upgrade()
         fd = self._lock(write, create=write and commit)
         self._locked = fd is not None
         try:
@@ -133,22 +128,6 @@ class JsonStore(SpanStore):
         finally:
             if fd is not None:
                 os.close(fd)            # releases the flock
-
-    def _upgrade(self):
-        """Write a document of an older schema version at this one, once: the first transaction of the store (a read
-        or check mode too) does it before its own, in a short write of its own under the exclusive lock, where the
-        document is read again (another process may have written it meanwhile). A document that cannot be written
-        (``_read_only``), or with an entry that does not read, is left as it is: it is read through the migrations
-        in memory, as before, and the entry fails where it is used."""
-        with self.transaction(write=False):
-            behind = self._behind is not None
-        if behind and self._read_only() is None:
-            with self.transaction():
-                try:
-                    self.list_pools()       # (reservations were checked when the document was read)
-                except StoreUnavailable:
-                    return
-                self._dirty = self._behind is not None and self._locked
 
     def _lock(self, write, create=True):
         """The lock file's descriptor, flocked (exclusive for ``write``). Without ``create`` (a read, check
@@ -201,7 +180,6 @@ class JsonStore(SpanStore):
             if e.errno != errno.ENOENT:
                 raise StoreUnavailable('Cannot read the JSON store %s: %s' % (self.path, e.strerror))
             self._state = State({})
-            self._behind = None
             self._pin(None)
             return
         st = os.fstat(f.fileno())
@@ -229,7 +207,6 @@ class JsonStore(SpanStore):
         if not isinstance(version, int) or isinstance(version, bool):
             raise StoreUnavailable('%s is not a netpool.ipam JSON store: it has no integer schema_version.' % self.path)
         check_schema_version(version, MIGRATIONS, 'JSON store %s' % self.path)
-        self._behind = version if version < SCHEMA_VERSION else None
         try:
             while version < SCHEMA_VERSION:
                 document = MIGRATIONS[version](document)
@@ -262,22 +239,15 @@ class JsonStore(SpanStore):
         return StoreUnavailable('The JSON store %s is not a valid netpool.ipam document (%s%s). Restore it from '
                                 'version control or a backup.' % (self.path, what, problem))
 
-    def _read_only(self):
-        """Why the document cannot be replaced (the file, or its directory, not writable by this user), or None."""
-        directory = os.path.dirname(self.path)
-        if os.path.exists(self.path) and not os.access(self.path, os.W_OK):
-            return 'the file is not writable by the user running Ansible'
-        if not os.access(directory, os.W_OK):
-            return 'its directory %s is not writable by the user running Ansible' % directory
-        return None
-
     def _write(self):
         """Replace the document by the state in memory (see the module docstring); ``StoreUnavailable`` when
         the disk refuses. ``transaction`` drops the state in memory when this raises."""
         directory = os.path.dirname(self.path)
-        why = self._read_only()
-        if why:
-            raise read_only('JSON store %s' % self.path, why)
+        if os.path.exists(self.path) and not os.access(self.path, os.W_OK):
+            raise read_only('JSON store %s' % self.path, 'the file is not writable by the user running Ansible')
+        if not os.access(directory, os.W_OK):
+            raise read_only('JSON store %s' % self.path, 'its directory %s is not writable by the user running '
+                            'Ansible' % directory)
         if not self._locked:
             raise read_only('JSON store %s' % self.path, 'its lock file %s cannot be opened by the user running '
                             'Ansible' % self._lock_path)
@@ -327,7 +297,6 @@ class JsonStore(SpanStore):
         # was written and synced (no file descriptor left, the file replaced by hand meanwhile): the change is
         # done and durable, so this is success; the state in memory is dropped and the next transaction reads
         # the file again (and reports whatever then stops it from reading it).
-        self._behind = None
         try:
             self._pin(open(self.path))
         except OSError:

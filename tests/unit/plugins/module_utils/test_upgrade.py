@@ -2,8 +2,10 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Upgrades: a state written by any schema version loads, is migrated once by the first task that opens it
-(a read too) and keeps working; a state of a newer version is refused with store_version and not touched.
+"""Upgrades: a state written by any schema version loads and keeps working: a SQLite store is migrated once by
+the first task that opens it (a read too); a JSON document is migrated in memory by every read and written at
+today's version by its first change, so a read or check mode never rewrites a plan kept in git. A state of a newer
+version is refused with store_version and not touched.
 
 ``tests/unit/fixtures/state-v<N>.sqlite`` / ``.json`` are states written by
 schema version N (``make_state_fixtures.py`` writes those of the current
@@ -113,8 +115,9 @@ def test_v1_fixture_loads_and_works(tmp_path, kind):
 @pytest.mark.parametrize('kind', FILE_KINDS)
 def test_a_v3_state_takes_a_reservation_of_each_family_under_one_key(tmp_path, kind):
     """Schema version 4 holds one reservation per family of an owner and key (``family: dual``): a state of
-    version 3 is migrated when it is opened (SQLite: the reservation table made again with the family in its
-    primary key) and keeps every reservation; db1's IPv6 reservation is kept by dual, which adds an IPv4 one."""
+    version 3 is migrated (SQLite: when it is opened, the reservation table made again with the family in its
+    primary key; JSON: in memory, written by the change) and keeps every reservation; db1's IPv6 reservation is
+    kept by dual, which adds an IPv4 one."""
     path = fixture_copy(tmp_path, 3, kind)
     store = open_store(path)
     svc = Service(store, clock=Clock(LATER))
@@ -249,18 +252,20 @@ def test_sqlite_failed_migration_changes_nothing(tmp_path, monkeypatch):
     conn.close()
 
 
-def test_json_v1_is_migrated_by_its_first_read(tmp_path, monkeypatch):
+def test_json_v1_is_migrated_on_first_use(tmp_path, monkeypatch):
     before = v1_content(tmp_path, 'json')
     path = fixture_copy(tmp_path, 1, 'json')
+    original = read(path)
     pretend_next_version(monkeypatch)
     store = open_store(path)
     svc = Service(store, clock=Clock(LATER))
     assert without_version(export_state(store)) == before
-    text = read(path).decode()                    # the first transaction, a read, stored the migrated document
-    assert '"schema_version": %d' % NEXT in text and '"owner_team": "netops"' in text
     svc.info(history=True)
-    assert read(path).decode() == text
+    assert svc.reserve('web', 'web4', check=True)['changed'] is True
+    assert read(path) == original                 # reads migrate in memory; a git-kept file is not rewritten
     assert svc.reserve('web', 'web4')['reservation']['address'] == '10.0.0.10'
+    text = read(path).decode()                    # the first change writes the migrated document
+    assert '"schema_version": %d' % NEXT in text and '"owner_team": "netops"' in text
     store.close()
     reopened = open_store(path)
     assert export_state(reopened)['reservations'] == export_state(open_store(path))['reservations']
@@ -268,7 +273,7 @@ def test_json_v1_is_migrated_by_its_first_read(tmp_path, monkeypatch):
     reopened.close()
 
 
-# -- a store one version behind: migrated once, by whichever task opens it first -------------------------------
+# -- a store one version behind: SQLite migrated once, by whichever task opens it first; JSON by its first change -
 
 BEHIND = _base.SCHEMA_VERSION - 1
 
@@ -321,7 +326,7 @@ def info(path):
         _runner.close_all()
 
 
-@pytest.mark.parametrize('kind', FILE_KINDS)
+@pytest.mark.parametrize('kind', ['sqlite'])     # JSON: test_a_json_document_one_version_behind_is_written_...
 def test_a_store_one_version_behind_is_migrated_once_by_its_first_read(tmp_path, monkeypatch, kind):
     """A store of the version before today's (the fixtures of that version), read by the info module: that first
     read migrates it and keeps the migration (the store is at today's version after it), and the reads after it
@@ -343,7 +348,7 @@ def test_a_store_one_version_behind_is_migrated_once_by_its_first_read(tmp_path,
     store.close()
 
 
-@pytest.mark.parametrize('kind', FILE_KINDS)
+@pytest.mark.parametrize('kind', ['sqlite'])
 def test_check_mode_migrates_a_store_one_version_behind_and_changes_nothing_else(tmp_path, kind):
     """Check mode migrates the schema as a read does (a schema upgrade is no change of what the store holds), and
     the change it predicts is not made."""
@@ -358,6 +363,41 @@ def test_check_mode_migrates_a_store_one_version_behind_and_changes_nothing_else
     store = open_store(path)
     assert without_version(export_state(store)) == held
     store.close()
+
+
+def test_a_json_document_one_version_behind_is_written_by_its_first_change_only(tmp_path, monkeypatch):
+    """A JSON document of the version before today's (the fixture of that version), as a plan kept in git: reads
+    (the info module), check mode and a rerun read it through the migration in memory, each time, and leave the
+    file byte for byte as it was, with nothing beside it (no diff in the user's git tree); the first change writes
+    it at today's version, holding what it held and the change."""
+    held = content(tmp_path, BEHIND, 'json')
+    path = fixture_copy(tmp_path, BEHIND, 'json')
+    original, stat = read(path), os.stat(path)
+    ran = migration_steps(monkeypatch, 'json')
+    try:
+        for dummy in range(2):
+            assert info(path)['reservations']
+            check = _runner.run('reservation', params('reservation', path, pool='web', owner='newcomer'), check=True)
+            assert check['changed'] is True
+            rerun = _runner.run('reservation', params('reservation', path, pool='web', owner='web2', key='eth1',
+                                                      address='10.0.0.200'))
+            assert rerun['changed'] is False
+            _runner.close_all()
+        assert read(path) == original
+        assert (os.stat(path).st_ino, os.stat(path).st_mtime_ns) == (stat.st_ino, stat.st_mtime_ns)
+        assert sorted(os.listdir(str(tmp_path))) == ['content-v%d' % BEHIND, 'ipam.json']
+        assert ran and set(ran) == set([BEHIND])   # migrated in memory, by every task that read it
+        change = _runner.run('reservation', params('reservation', path, pool='web', owner='newcomer'))
+        assert change['changed'] is True and change['reservation']['address'] == check['reservation']['address']
+    finally:
+        _runner.close_all()
+    assert stored_version(path, 'json') == _base.SCHEMA_VERSION
+    store = open_store(path)
+    after = without_version(export_state(store))
+    store.close()
+    assert [dict(p, free=None) for p in after['pools']] == [dict(p, free=None) for p in held['pools']]
+    assert [r for r in held['reservations'] if r not in after['reservations']] == []
+    assert [r['owner'] for r in after['reservations'] if r not in held['reservations']] == ['newcomer']
 
 
 def _read_at_once(path, barrier, results):
