@@ -25,6 +25,10 @@ This is a private module: it may change at any time.
   fails ``store_unavailable`` saying it is read-only, before anything is
   written, and even when a rename would have been allowed (a file the user
   made read-only is not replaced behind their back).
+- A document of an older schema version is migrated in memory each time it
+  is read; a read or check mode writes nothing (a plan kept in git is not
+  rewritten by them), and the first transaction that changes something writes
+  it at this version.
 - The whole document is read and written by each change: fine for a few
   thousand reservations, slow past that (see docs/performance.md).
 """

@@ -11,9 +11,11 @@ This is a private module: it may change at any time.
   picks one). They are created by the first change (a store opened with
   ``create=False`` - reads, check mode - creates none: a database without
   them reads as empty, each transaction on temporary tables of its own); a
-  ``meta`` table holds the schema version, an older schema is migrated by
-  the first write that commits (reads migrate it inside their transaction
-  and roll that back), a newer one refused with ``store_version``. Text columns use the "C" collation, so rows sort as in
+  ``meta`` table holds the schema version, an older schema is migrated
+  once, when the store is opened (by a read or check mode too), in a write
+  transaction of its own under the schema's advisory lock: the tables are
+  locked then, never again by a read. A newer one is refused with
+  ``store_version``. Text columns use the "C" collation, so rows sort as in
   SQLite and as Python sorts them, whatever the database's locale.
 - Writers do not exclude each other as a whole. ``lock_pool`` takes a
   transaction-level advisory lock on a 64-bit hash of (schema, namespace,
@@ -307,7 +309,7 @@ class PostgresqlStore(SqlStore):
         # nor COMMIT: the statements of a pipeline up to its Sync are one transaction to the server (the extended
         # protocol's implicit transaction), at the default isolation, READ COMMITTED (checked on connecting); the
         # Sync commits it, a ROLLBACK sent before the Sync rolls it back. Two statements fewer to pipeline and run.
-        self._implicit = write and commit and self._implicit_ok and self._behind is None and not self._scratch
+        self._implicit = write and commit and self._implicit_ok and not self._scratch
 
     #: the statements sent since BEGIN while no answer was read yet (None once one was): sent again, on a
     #: new connection, if the connection is found dead at the first answer
@@ -633,13 +635,6 @@ class PostgresqlStore(SqlStore):
             self._prefetched = (expected, [(data, None) for data in found])
         return rows
 
-    def _catch_up(self):
-        super(PostgresqlStore, self)._catch_up()
-        self._dirty = False     # what the transaction writes from here on is its own
-
-    def _wrote_nothing(self):
-        return not self._dirty
-
     def prefetch(self, namespace, pool, owners, key):
         self._expected = (namespace, pool, tuple(owners), key)
 
@@ -692,7 +687,8 @@ class PostgresqlStore(SqlStore):
                          'EXISTS (SELECT 1 FROM history)')[0]
 
     def _lock_schema(self):
-        """Controllers opening a new store at once: one creates it, the others then see it."""
+        """Controllers opening a new store (or one of an older version) at once: one creates (or migrates) it, the
+        others then see it done."""
         self._execute('SELECT pg_advisory_xact_lock(?)', (_lock_key(self._schema, 'schema'),))
 
     def _describe(self):

@@ -91,11 +91,6 @@ class SqlStore(SpanStore):
         """Whether the open transaction changed anything (asked only of an ``absent`` store)."""
         raise NotImplementedError  # pragma: no cover - only a dialect that can be absent defines it
 
-    #: the schema version the store had when it was opened, when older than SCHEMA_VERSION: every
-    #: transaction first brings its schema up to date inside itself (``_catch_up``), and only a write
-    #: transaction that commits keeps that; reads and check mode roll it back (a read writes nothing)
-    _behind = None
-
     #: ``(schema, migrations, meta)``: the DDL ``_migrate`` was given
     _ddl = None
 
@@ -103,16 +98,18 @@ class SqlStore(SpanStore):
     #: PostgreSQL store, see ``_migrate``), rather than once when the store is opened
     _scratch = False
 
+    #: True during the transaction of ``_migrate`` that makes or migrates the schema (a read-only SQLite store
+    #: keeps what it did in its copy in memory)
+    _migrating = False
+
     @contextlib.contextmanager
     def transaction(self, write=True, commit=True):
-        # a transaction that changes the schema, even to roll it back, is a write transaction to the server
-        self._begin(write or self._behind is not None or self._scratch, commit)
+        # a transaction that makes tables, even to drop them at its end, is a write transaction to the server
+        self._begin(write or self._scratch, commit)
         self._forget_pools()
         try:
             if self._scratch:
                 self._create_schema(temporary=True)
-            elif self._behind is not None:
-                self._catch_up()
             yield self
         except self.driver_errors as e:
             self._rollback()
@@ -121,7 +118,6 @@ class SqlStore(SpanStore):
             self._rollback()
             raise
         else:
-            keep = commit and (self._behind is None or (write and not self._wrote_nothing())) and not self._scratch
             if self.absent:
                 try:
                     self._refuse_absent(write, commit, self._wrote())
@@ -129,17 +125,10 @@ class SqlStore(SpanStore):
                     self._rollback()
                     raise
             try:
-                self._finish(keep)
+                self._finish(commit and not self._scratch)
             except self.driver_errors as e:
                 self._rollback()
                 raise self._translate(e)
-            if keep:
-                self._behind = None
-
-    def _wrote_nothing(self):
-        """Whether the write transaction ending wrote nothing besides bringing the schema up to date (a rerun that
-        changed nothing): it then keeps no migration, as a read does. False where it is not known."""
-        return False
 
     def _finish(self, keep):
         """End the transaction: commit it (``keep``) or roll it back."""
@@ -158,27 +147,33 @@ class SqlStore(SpanStore):
         changing nothing. A store without tables gets them (``meta`` DDL, then ``schema``) when ``create``;
         otherwise it is ``absent``: it reads as empty, each transaction works on tables of its own that
         vanish at its end, and one that would commit a change raises ``StoreAbsent``. A store of an older
-        version is not migrated here: ``transaction`` brings it up to date with ``migrations`` (version ->
-        statements), kept by the first write transaction that commits (see ``_behind``)."""
+        version is migrated here, whatever the task (a read, check mode): once, by ``migrations`` (version ->
+        statements), in a write transaction of its own that commits before the task's first one begins."""
         self._ddl = (schema, migrations, meta)
         with self.transaction(write=False):
             version = self._read_version()
         if version == _base.SCHEMA_VERSION:
             return
         _base.check_schema_version(version, migrations, self._describe())
-        if version is not None:
-            self._behind = version
-        elif not create:
+        if version is None and not create:
             self.absent = self._scratch = True
-        else:
+            return
+        self._migrating = True
+        try:
             with self.transaction():
                 self._lock_schema()
-                version = self._read_version()
+                version = self._read_version()      # another process may have made or migrated it meanwhile
                 _base.check_schema_version(version, migrations, self._describe())
                 if version is None:
                     self._create_schema()
                 elif version < _base.SCHEMA_VERSION:
-                    self._behind = version      # another process made it meanwhile, at an older version
+                    for step in range(version, _base.SCHEMA_VERSION):
+                        for statement in migrations[step]:
+                            self._execute(statement)
+                    self._execute("UPDATE meta SET value = ? WHERE name = 'schema_version'",
+                                  (str(_base.SCHEMA_VERSION),))
+        finally:
+            self._migrating = False
 
     def _create_schema(self, temporary=False):
         """Make the tables of SCHEMA_VERSION; ``temporary``: tables of this session only (in PostgreSQL they
@@ -190,23 +185,6 @@ class SqlStore(SpanStore):
                     statement = statement.replace('CREATE TABLE', 'CREATE TEMPORARY TABLE', 1)
                 self._execute(statement)
         self._execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(_base.SCHEMA_VERSION),))
-
-    def _catch_up(self):
-        """Inside a transaction: bring a schema of an older version to SCHEMA_VERSION (``transaction``
-        keeps it only if it commits a write). Another process may have done it meanwhile."""
-        _schema, migrations, _meta = self._ddl
-        self._lock_schema()
-        version = self._read_version()
-        _base.check_schema_version(version, migrations, self._describe())
-        if version is None:     # the tables were dropped since the store was opened
-            self._create_schema()
-            return
-        if version < _base.SCHEMA_VERSION:
-            while version < _base.SCHEMA_VERSION:
-                for statement in migrations[version]:
-                    self._execute(statement)
-                version += 1
-            self._execute("UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(version),))
 
     def _read_version(self):
         """``_schema_version``, refusing a value that is not an integer (an edited ``meta`` table)."""

@@ -23,10 +23,10 @@ This is a private module: it may change at any time.
   nothing is written.
 - A file that is not an SQLite database fails ``store_unavailable`` naming it
   and saying how to restore it (docs/reliability.md).
-- A ``meta`` table holds the schema version; an older schema is migrated by
-  the first write that commits (a read migrates it inside its transaction and
-  rolls that back: reading writes nothing), a newer one refused with
-  ``store_version``.
+- A ``meta`` table holds the schema version; an older schema is migrated
+  once, when the store is opened (by a read or check mode too: ``_sql``'s
+  ``_migrate``), in a write transaction of its own, a read-only store's in its
+  copy in memory; a newer one is refused with ``store_version``.
 """
 
 import os
@@ -125,7 +125,7 @@ class SqliteStore(SqlStore):
         return copy
 
     def _finish(self, keep):
-        if keep and self.read_only and self._wrote():
+        if keep and self.read_only and not self._migrating and self._wrote():
             self._rollback()
             raise read_only_error('SQLite store %s' % self.path, self.read_only)
         super(SqliteStore, self)._finish(keep)

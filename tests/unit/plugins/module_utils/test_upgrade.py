@@ -2,8 +2,10 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Upgrades: a state written by any schema version loads, is migrated on first use and keeps working;
-a state of a newer version is refused with store_version and not touched.
+"""Upgrades: a state written by any schema version loads and keeps working: a SQLite store is migrated once by
+the first task that opens it (a read too); a JSON document is migrated in memory by every read and written at
+today's version by its first change, so a read or check mode never rewrites a plan kept in git. A state of a newer
+version is refused with store_version and not touched.
 
 ``tests/unit/fixtures/state-v<N>.sqlite`` / ``.json`` are states written by
 schema version N (``make_state_fixtures.py`` writes those of the current
@@ -14,6 +16,8 @@ pretending there is a version after the current one (``SCHEMA_VERSION`` and
 the v1 fixtures through every step.
 """
 
+import json
+import multiprocessing
 import os
 import re
 import shutil
@@ -21,6 +25,7 @@ import sqlite3
 
 import pytest
 
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils import _transfer
@@ -29,6 +34,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry imp
 from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
 
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
+from ansible_collections.netpool.ipam.tests.support.plugins import params
 from ansible_collections.netpool.ipam.tests.support.reliability import FILE_KINDS, FIXTURES
 
 VERSIONS = sorted(set(int(m.group(1)) for m in (re.match(r'^state-v(\d+)\.(sqlite|json)$', f)
@@ -109,8 +115,9 @@ def test_v1_fixture_loads_and_works(tmp_path, kind):
 @pytest.mark.parametrize('kind', FILE_KINDS)
 def test_a_v3_state_takes_a_reservation_of_each_family_under_one_key(tmp_path, kind):
     """Schema version 4 holds one reservation per family of an owner and key (``family: dual``): a state of
-    version 3 is migrated by its first write (SQLite: the reservation table made again with the family in its
-    primary key) and keeps every reservation; db1's IPv6 reservation is kept by dual, which adds an IPv4 one."""
+    version 3 is migrated (SQLite: when it is opened, the reservation table made again with the family in its
+    primary key; JSON: in memory, written by the change) and keeps every reservation; db1's IPv6 reservation is
+    kept by dual, which adds an IPv4 one."""
     path = fixture_copy(tmp_path, 3, kind)
     store = open_store(path)
     svc = Service(store, clock=Clock(LATER))
@@ -210,20 +217,19 @@ def sqlite_version(path):
         conn.close()
 
 
-def test_sqlite_v1_is_migrated_by_the_first_write_that_commits(tmp_path, monkeypatch):
+def test_sqlite_v1_is_migrated_when_it_is_first_opened(tmp_path, monkeypatch):
     before = v1_content(tmp_path, 'sqlite')
     path = fixture_copy(tmp_path, 1, 'sqlite')
     pretend_next_version(monkeypatch)
     store = open_store(path)
-    assert without_version(export_state(store)) == before     # read through the migration, rolled back
-    Service(store, clock=Clock(LATER)).info(history=True)
-    assert Service(store, clock=Clock(LATER)).reserve('web', 'web4', check=True)['changed'] is True
-    assert sqlite_version(path) == '1'             # reads and check mode leave it as it was
-    assert Service(store, clock=Clock(LATER)).reserve('web', 'web9')['changed'] is True
+    assert sqlite_version(path) == str(NEXT)      # committed on opening, before any work of a task
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone() == (str(NEXT),)
     assert set(r[0] for r in conn.execute('SELECT owner_team FROM pool')) == set(['netops'])
     conn.close()
+    assert without_version(export_state(store)) == before
+    Service(store, clock=Clock(LATER)).info(history=True)
+    assert Service(store, clock=Clock(LATER)).reserve('web', 'web4', check=True)['changed'] is True
+    assert Service(store, clock=Clock(LATER)).reserve('web', 'web9')['changed'] is True
     assert Service(store, clock=Clock(LATER)).reserve('web', 'web4')['reservation']['address'] == '10.0.0.11'
     store.close()
     reopened = open_store(path)                   # second use: nothing left to migrate
@@ -236,12 +242,10 @@ def test_sqlite_failed_migration_changes_nothing(tmp_path, monkeypatch):
     path = fixture_copy(tmp_path, 1, 'sqlite')
     pretend_next_version(monkeypatch)
     monkeypatch.setitem(_sqlite.MIGRATIONS, NEXT - 1, ['ALTER TABLE pool ADD COLUMN team TEXT', 'THIS IS NOT SQL'])
-    store = open_store(path)
     for use in (lambda svc: svc.info(), lambda svc: svc.reserve('web', 'web4')):
         with pytest.raises(IpamError) as info:
-            use(Service(store, clock=Clock(LATER)))
+            use(Service(open_store(path), clock=Clock(LATER)))
         assert info.value.code == 'store_unavailable' and 'syntax error' in info.value.msg
-    store.close()
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone() == ('1',)
     assert 'team' not in [r[1] for r in conn.execute('PRAGMA table_info(pool)')]
@@ -257,15 +261,173 @@ def test_json_v1_is_migrated_on_first_use(tmp_path, monkeypatch):
     svc = Service(store, clock=Clock(LATER))
     assert without_version(export_state(store)) == before
     svc.info(history=True)
-    assert read(path) == original                 # reading migrates in memory; a git-kept file is not rewritten
+    assert svc.reserve('web', 'web4', check=True)['changed'] is True
+    assert read(path) == original                 # reads migrate in memory; a git-kept file is not rewritten
     assert svc.reserve('web', 'web4')['reservation']['address'] == '10.0.0.10'
-    text = read(path).decode()                    # the first write stores the migrated document
+    text = read(path).decode()                    # the first change writes the migrated document
     assert '"schema_version": %d' % NEXT in text and '"owner_team": "netops"' in text
     store.close()
     reopened = open_store(path)
     assert export_state(reopened)['reservations'] == export_state(open_store(path))['reservations']
     assert Service(reopened, clock=Clock(LATER)).reserve('web', 'web4')['changed'] is False
     reopened.close()
+
+
+# -- a store one version behind: SQLite migrated once, by whichever task opens it first; JSON by its first change -
+
+BEHIND = _base.SCHEMA_VERSION - 1
+
+
+def stored_version(path, kind):
+    if kind == 'sqlite':
+        return int(sqlite_version(path))
+    with open(path) as f:
+        return json.load(f)['schema_version']
+
+
+def content(tmp_path, version, kind):
+    """The content of the fixture of ``version`` (without its version), read from a copy of its own."""
+    directory = tmp_path / ('content-v%d' % version)
+    directory.mkdir()
+    store = open_store(fixture_copy(directory, version, kind))
+    try:
+        return without_version(export_state(store))
+    finally:
+        store.close()
+
+
+def migration_steps(monkeypatch, kind):
+    """A list that gets the version each migration step runs from: SQLite, one entry a statement of its
+    ``MIGRATIONS``; JSON, one a step of its ``MIGRATIONS`` (what brings a document read to this version)."""
+    ran = []
+    if kind == 'sqlite':
+        steps = dict((statement, version) for version, statements in _sqlite.MIGRATIONS.items()
+                     for statement in statements)
+        execute = _sqlite.SqliteStore._execute
+
+        def counted(self, sql, params=()):
+            if sql in steps:
+                ran.append(steps[sql])
+            return execute(self, sql, params)
+        monkeypatch.setattr(_sqlite.SqliteStore, '_execute', counted)
+    else:
+        for version, step in list(_json.MIGRATIONS.items()):
+            monkeypatch.setitem(_json.MIGRATIONS, version,
+                                lambda document, version=version, step=step: ran.append(version) or step(document))
+    return ran
+
+
+def info(path):
+    """A task's read: the info module, on the store opened as a read opens it; closed afterwards, as the worker
+    process of the task ends."""
+    try:
+        return _runner.run('info', params('info', path, pool='web'))
+    finally:
+        _runner.close_all()
+
+
+@pytest.mark.parametrize('kind', ['sqlite'])     # JSON: test_a_json_document_one_version_behind_is_written_...
+def test_a_store_one_version_behind_is_migrated_once_by_its_first_read(tmp_path, monkeypatch, kind):
+    """A store of the version before today's (the fixtures of that version), read by the info module: that first
+    read migrates it and keeps the migration (the store is at today's version after it), and the reads after it
+    run no migration at all. What the store holds is what it held."""
+    held = content(tmp_path, BEHIND, kind)
+    path = fixture_copy(tmp_path, BEHIND, kind)
+    ran = migration_steps(monkeypatch, kind)
+    first = info(path)
+    assert stored_version(path, kind) == _base.SCHEMA_VERSION
+    assert ran and set(ran) == set([BEHIND])
+    del ran[:]
+    written = os.stat(path)
+    for dummy in range(2):
+        assert info(path)['reservations'] == first['reservations']
+    assert ran == []
+    assert (os.stat(path).st_ino, os.stat(path).st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
+    store = open_store(path)
+    assert without_version(export_state(store)) == held
+    store.close()
+
+
+@pytest.mark.parametrize('kind', ['sqlite'])
+def test_check_mode_migrates_a_store_one_version_behind_and_changes_nothing_else(tmp_path, kind):
+    """Check mode migrates the schema as a read does (a schema upgrade is no change of what the store holds), and
+    the change it predicts is not made."""
+    held = content(tmp_path, BEHIND, kind)
+    path = fixture_copy(tmp_path, BEHIND, kind)
+    try:
+        result = _runner.run('reservation', params('reservation', path, pool='web', owner='newcomer'), check=True)
+    finally:
+        _runner.close_all()
+    assert result['changed'] is True
+    assert stored_version(path, kind) == _base.SCHEMA_VERSION
+    store = open_store(path)
+    assert without_version(export_state(store)) == held
+    store.close()
+
+
+def test_a_json_document_one_version_behind_is_written_by_its_first_change_only(tmp_path, monkeypatch):
+    """A JSON document of the version before today's (the fixture of that version), as a plan kept in git: reads
+    (the info module), check mode and a rerun read it through the migration in memory, each time, and leave the
+    file byte for byte as it was, with nothing beside it (no diff in the user's git tree); the first change writes
+    it at today's version, holding what it held and the change."""
+    held = content(tmp_path, BEHIND, 'json')
+    path = fixture_copy(tmp_path, BEHIND, 'json')
+    original, stat = read(path), os.stat(path)
+    ran = migration_steps(monkeypatch, 'json')
+    try:
+        for dummy in range(2):
+            assert info(path)['reservations']
+            check = _runner.run('reservation', params('reservation', path, pool='web', owner='newcomer'), check=True)
+            assert check['changed'] is True
+            rerun = _runner.run('reservation', params('reservation', path, pool='web', owner='web2', key='eth1',
+                                                      address='10.0.0.200'))
+            assert rerun['changed'] is False
+            _runner.close_all()
+        assert read(path) == original
+        assert (os.stat(path).st_ino, os.stat(path).st_mtime_ns) == (stat.st_ino, stat.st_mtime_ns)
+        assert sorted(os.listdir(str(tmp_path))) == ['content-v%d' % BEHIND, 'ipam.json']
+        assert ran and set(ran) == set([BEHIND])   # migrated in memory, by every task that read it
+        change = _runner.run('reservation', params('reservation', path, pool='web', owner='newcomer'))
+        assert change['changed'] is True and change['reservation']['address'] == check['reservation']['address']
+    finally:
+        _runner.close_all()
+    assert stored_version(path, 'json') == _base.SCHEMA_VERSION
+    store = open_store(path)
+    after = without_version(export_state(store))
+    store.close()
+    assert [dict(p, free=None) for p in after['pools']] == [dict(p, free=None) for p in held['pools']]
+    assert [r for r in held['reservations'] if r not in after['reservations']] == []
+    assert [r['owner'] for r in after['reservations'] if r not in held['reservations']] == ['newcomer']
+
+
+def _read_at_once(path, barrier, results):
+    """In a process of its own: wait for the others, then read the store as the info module does."""
+    try:
+        ran = migration_steps(pytest.MonkeyPatch(), 'sqlite')
+        barrier.wait(60)
+        found = info(path)['reservations']
+        results.put((len(ran), len(found)))
+    except BaseException as e:  # pylint: disable=broad-except
+        results.put(repr(e))
+
+
+def test_processes_reading_an_older_sqlite_store_at_once_all_work_and_migrate_it_once(tmp_path):
+    """Processes of their own (Ansible's forks) open a store one version behind at the same moment: each reads it,
+    one of them migrates it (the others, waiting for its write lock, find it migrated), and it ends at today's
+    version."""
+    path = fixture_copy(tmp_path, BEHIND, 'sqlite')
+    ctx = multiprocessing.get_context('fork')
+    barrier, results = ctx.Barrier(4), ctx.Queue()
+    workers = [ctx.Process(target=_read_at_once, args=(path, barrier, results)) for dummy in range(4)]
+    for w in workers:
+        w.start()
+    answers = [results.get(timeout=120) for dummy in workers]
+    for w in workers:
+        w.join(60)
+    assert all(isinstance(a, tuple) for a in answers), answers
+    assert len(set(found for _ran, found in answers)) == 1 and answers[0][1] > 0
+    assert sorted(ran for ran, _found in answers) == [0, 0, 0, len(_sqlite.MIGRATIONS[BEHIND])]
+    assert stored_version(path, 'sqlite') == _base.SCHEMA_VERSION
 
 
 # -- versions no release wrote --------------------------------------------------------------------------------

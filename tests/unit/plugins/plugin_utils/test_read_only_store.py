@@ -109,6 +109,34 @@ def test_a_read_only_store_can_be_read_and_refuses_a_change(workdir, immutable, 
         assert f.read() == content
 
 
+@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
+def test_a_read_only_store_of_the_version_before_is_read_and_migrated_in_memory_only(workdir, immutable, name):
+    """A store of the schema version before today's that the user may not write is not migrated on disk: each
+    task reads it through the migration in memory (SQLite: in its copy), a rerun changes nothing, a change is
+    refused as read-only, and the file stays as it was (at its version)."""
+    import shutil   # pylint: disable=import-outside-toplevel
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION
+    from ansible_collections.netpool.ipam.tests.support.reliability import FIXTURES
+
+    store = str(workdir / name)
+    shutil.copyfile(os.path.join(FIXTURES, 'state-v%d.%s' % (SCHEMA_VERSION - 1, name.split('.')[1])), store)
+    with open(store, 'rb') as f:
+        content = f.read()
+    immutable(store)
+    for dummy in range(2):
+        result = run(InfoAction, {'store': store, 'pool': 'web'})
+        assert not result.get('failed') and [p['name'] for p in result['pools']] == ['web'], result
+        rerun = run(ReservationAction, {'pool': 'web', 'owner': 'web2', 'key': 'eth1', 'address': '10.0.0.200',
+                                        'store': store})
+        assert not rerun.get('failed') and rerun['changed'] is False, rerun
+        change = run(ReservationAction, {'pool': 'web', 'owner': 'newcomer', 'store': store})
+        assert change['failed'] and change.get('read_only') is True, change
+        _runner.close_all()
+    assert set(files(workdir)) <= set([name, name + '.lock'])     # (the lock file: the refused change's)
+    with open(store, 'rb') as f:
+        assert f.read() == content
+
+
 def test_a_new_store_in_a_read_only_directory_says_so(workdir, immutable):
     (workdir / 'plans').mkdir()
     immutable(workdir / 'plans')

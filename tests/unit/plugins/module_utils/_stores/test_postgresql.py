@@ -19,6 +19,7 @@ import time
 
 import pytest
 
+from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _postgresql
@@ -28,6 +29,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._transfer import expo
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.suite import StoreContract
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support.plugins import params
 
 SECRET = 'Sup3r-s3cret-pw'
 
@@ -128,17 +130,9 @@ def _index_name(statement):
     return re.search(r'INDEX (\w+)', statement).group(1)
 
 
-@pytest.mark.parametrize('version', range(1, _base.SCHEMA_VERSION))
-def test_an_older_schema_is_migrated_by_the_first_write_that_commits(schema, version):
-    """A store of schema version 1, 2 or 3 (today's tables with the indexes and reservation key of that version)
-    reads as it is, and the first write that commits brings it to today's version, with today's indexes."""
-    spec, name = schema
-    store, svc = _opened(spec)
-    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
-    svc.reserve('web', 'h1', ttl='1h')
-    store.close()
-    today, _v = _indexes_and_version(name)
-    with server.admin() as conn:       # back to what version N had: undo the migrations from N on
+def _back_to(name, version):
+    """Take the tables of schema ``name`` back to what schema ``version`` had: undo the migrations from it on."""
+    with server.admin() as conn:
         for index in [_index_name(st) for st in _sql.INDEXES]:
             conn.execute('DROP INDEX %s.%s' % (name, index))
         # up to version 3, one reservation per (namespace, pool, owner, key), of either family
@@ -151,15 +145,107 @@ def test_an_older_schema_is_migrated_by_the_first_write_that_commits(schema, ver
                                                ' INDEX ').replace(' ON ', ' ON %s.' % name).replace(
                                                    'INDEX IF EXISTS ', 'INDEX IF EXISTS %s.' % name))
         conn.execute("UPDATE %s.meta SET value = '%d' WHERE name = 'schema_version'" % (name, version))
+
+
+def _older(schema, version):
+    """A store of ``version`` holding pool web and h1's lease: the indexes of today's and of that version."""
+    spec, name = schema
+    store, svc = _opened(spec)
+    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
+    svc.reserve('web', 'h1', ttl='1h')
+    store.close()
+    today, _v = _indexes_and_version(name)
+    _back_to(name, version)
     older, _v = _indexes_and_version(name)
     assert older != today
-    store, svc = _opened(spec)
+    return today, older
+
+
+@pytest.mark.parametrize('version', range(1, _base.SCHEMA_VERSION))
+def test_an_older_schema_is_migrated_when_it_is_opened(schema, version):
+    """A store of schema version 1, 2 or 3 (today's tables with the indexes and reservation key of that version)
+    is brought to today's version, with today's indexes, by the first task that opens it, and keeps working."""
+    spec, name = schema
+    today, _older_indexes = _older(schema, version)
+    store, svc = _opened(spec, create=False)
+    assert _indexes_and_version(name) == (today, _base.SCHEMA_VERSION)
     assert [r['owner'] for r in svc.info(pool='web')['reservations']] == ['h1']
     assert svc.reserve('web', 'h1')['changed'] is False
-    assert _indexes_and_version(name) == (older, version)      # reads migrate inside and roll back
     assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.2'
-    assert _indexes_and_version(name) == (today, _base.SCHEMA_VERSION)
     store.close()
+
+
+def _relation_locks(store):
+    """The modes of the table and index locks the store's server session holds (its open transaction's)."""
+    with server.admin() as conn:
+        return set(r[0] for r in conn.execute("SELECT mode FROM pg_locks WHERE pid = %s AND locktype = 'relation'",
+                                              (store._conn.info.backend_pid,)))
+
+
+def test_a_store_one_version_behind_is_migrated_once_and_then_read_without_a_table_lock(schema, monkeypatch):
+    """A store of the version before today's: the first read (the info module, its store opened as a read opens it)
+    migrates it and keeps that; the reads after it run no migration statement, and neither a read transaction nor
+    an idempotent rerun's holds any lock on a table or index but ACCESS SHARE (no other controller waits for it)."""
+    spec, name = schema
+    behind = _base.SCHEMA_VERSION - 1
+    today, _older_indexes = _older(schema, behind)
+    steps = set(_postgresql.MIGRATIONS[behind])
+    ran = []
+    execute = _postgresql.PostgresqlStore._execute
+
+    def counted(self, sql, params=()):
+        if sql in steps:
+            ran.append(sql)
+        return execute(self, sql, params)
+    monkeypatch.setattr(_postgresql.PostgresqlStore, '_execute', counted)
+
+    def info():
+        try:
+            return _runner.run('info', params('info', spec, pool='web'))
+        finally:
+            _runner.close_all()
+    assert [r['owner'] for r in info()['reservations']] == ['h1']
+    assert _indexes_and_version(name) == (today, _base.SCHEMA_VERSION)
+    assert sorted(ran) == sorted(steps)
+    del ran[:]
+    assert [r['owner'] for r in info()['reservations']] == ['h1']
+    assert ran == []
+    store = open_store(spec, create=False)
+    with store.transaction(write=False):
+        assert [p.name for p in store.list_pools()] == ['web']
+        assert [r.owner for r in store.find_reservations(namespace='default')] == ['h1']
+        assert _relation_locks(store) == set(['AccessShareLock'])
+    with store.transaction():       # a rerun: the pool's lock, the owner's reservation, nothing written
+        store.lock_pool('default', 'web')
+        assert store.get_reservation('default', 'web', 'h1', 'default').owner == 'h1'
+        assert _relation_locks(store) == set(['AccessShareLock'])
+    store.close()
+    assert ran == []
+
+
+def _open_and_read(spec, barrier, queue):
+    try:
+        barrier.wait(60)
+        store, svc = _opened(spec, create=False)
+        queue.put([r['owner'] for r in svc.info(pool='web')['reservations']])
+        store.close()
+    except BaseException as e:  # pylint: disable=broad-except
+        queue.put(repr(e))
+
+
+def test_controllers_reading_an_older_schema_at_once_all_succeed_and_it_is_migrated(schema):
+    spec, name = schema
+    today, _older_indexes = _older(schema, _base.SCHEMA_VERSION - 1)
+    ctx = multiprocessing.get_context('fork')
+    barrier, queue = ctx.Barrier(4), ctx.Queue()
+    workers = [ctx.Process(target=_open_and_read, args=(spec, barrier, queue)) for dummy in range(4)]
+    for w in workers:
+        w.start()
+    results = [queue.get(timeout=120) for dummy in workers]
+    for w in workers:
+        w.join(60)
+    assert results == [['h1']] * 4
+    assert _indexes_and_version(name) == (today, _base.SCHEMA_VERSION)
 
 
 def _open_and_close(spec, queue):
