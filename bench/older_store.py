@@ -147,7 +147,7 @@ def bench(work, kind, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('--stores', nargs='+', choices=('sqlite', 'json'), default=['sqlite', 'json'])
     parser.add_argument('--reservations', type=int, default=6000)
     parser.add_argument('--reads', type=int, default=50)

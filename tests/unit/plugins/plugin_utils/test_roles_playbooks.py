@@ -393,8 +393,8 @@ def test_publish_makes_the_directory_of_every_file_and_leaves_an_existing_one_as
                     'bind': '0o755', 'bind/zones': '0o755', 'bind-conf': '0o755'}, made
     assert '"hw-address": "52:54:00:00:00:01"' in (tmp_path / 'out' / 'kea4' / 'sub' / 'kea-dhcp4.conf').read_text()
     assert (tmp_path / 'out' / 'kea6' / 'kea-dhcp6.conf').exists()
-    assert 'dhcp-host=52:54:00:00:00:01,10.65.0.1,web1' in (tmp_path / 'out' / 'dnsmasq.d' / 'netpool-ipam.conf'
-                                                           ).read_text()
+    dnsmasq = (tmp_path / 'out' / 'dnsmasq.d' / 'netpool-ipam.conf').read_text()
+    assert 'dhcp-host=52:54:00:00:00:01,10.65.0.1,web1' in dnsmasq
     assert 'web1.lab.test' in (tmp_path / 'out' / 'etc' / 'hosts').read_text()
     assert (tmp_path / 'out' / 'bind' / 'zones' / 'lab.test.zone').exists()
     assert 'lab.test.zone' in (tmp_path / 'out' / 'bind-conf' / 'named.conf.netpool-ipam').read_text()
