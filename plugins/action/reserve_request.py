@@ -71,7 +71,7 @@ class ActionModule(ActionBase):
         request['facts'] = self._templar.template(facts) if facts else {}
         request['previous'] = _reserve.entry_of(task_vars.get('__reserve_request'), task_vars.get('__reserve_batch'),
                                                 host)
-        if _reserve.batched(self._task, task_vars):
+        if _reserve.batched(self._task):
             result.update(request=request, batched=True, changed=_reserve.changes(request))
             return result
         check = bool(self._task.check_mode)

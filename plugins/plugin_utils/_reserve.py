@@ -73,15 +73,6 @@ CHOICES = {'ipam_state': ['present', 'absent'], 'ipam_family': ['ipv4', 'ipv6', 
 _PYTHON = {'str': str, 'int': int, 'dict': dict, 'bool': bool}
 
 
-def spec():
-    """The options of the role's entry point ``main`` (roles/reserve/meta/argument_specs.yml)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'roles', 'reserve', 'meta',
-                        'argument_specs.yml')
-    import yaml
-    with open(path) as f:
-        return yaml.safe_load(f)['argument_specs']['main']['options']
-
-
 def _plain(name, value):
     """A value the role's spec accepts as it is: of its type, and among its choices."""
     kind = _PYTHON[TYPES.get(name, 'str')]
@@ -128,7 +119,7 @@ def _runs_hosts_together(strategy):
     return isinstance(found, type) and issubclass(found, LinearStrategy)
 
 
-def batched(task, task_vars):
+def batched(task):
     """Whether the request of this host waits for the role's task run once (``batch``): only where that task runs
     once, after every host's request, and surely runs. That is: the play's strategy runs the hosts together
     (``_runs_hosts_together``), and no condition applies to the role's tasks (a ``when`` of the role, of an

@@ -4,8 +4,13 @@
 
 """What the reserve role does once for the play (plugin_utils/_reserve.py): plan, facts, misspellings."""
 
+import os
+
+import yaml
+
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _reserve
 
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
 STORE = 'postgresql://u:pw-SECRET@127.0.0.1/db'
 
 
@@ -78,9 +83,12 @@ def test_validate_checks_the_role_spec_and_hides_secrets():
 
 
 def test_the_types_the_request_converts_to_are_the_role_spec_s():
-    types = dict((name, option.get('type', 'str')) for name, option in _reserve.spec().items())
+    path = os.path.join(ROOT, 'roles', 'reserve', 'meta', 'argument_specs.yml')
+    with open(path) as f:
+        options = yaml.safe_load(f)['argument_specs']['main']['options']
+    types = dict((name, option.get('type', 'str')) for name, option in options.items())
     assert dict((name, kind) for name, kind in types.items() if kind != 'str') == _reserve.TYPES
-    assert dict((name, option['choices']) for name, option in _reserve.spec().items()
+    assert dict((name, option['choices']) for name, option in options.items()
                 if 'choices' in option) == _reserve.CHOICES
     assert set(types) == set(name for name, _field in _reserve.REQUEST)
 
