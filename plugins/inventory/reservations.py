@@ -124,6 +124,18 @@ cache_plugin: ansible.builtin.jsonfile
 cache_connection: ~/.cache/netpool-inventory
 cache_timeout: 3600
 
+---
+# awx.netpool.yml: an inventory source of AWX or Automation Controller, sourced from a project. The store and
+# its token come from a credential whose type injects them as environment variables (docs/awx.md):
+#   inputs:     fields: [{id: store, type: string, label: Store URL},
+#                        {id: store_token, type: string, label: Store token, secret: true}]
+#               required: [store]
+#   injectors:  env: {NETPOOL_IPAM_STORE: '{{ store }}', NETPOOL_IPAM_STORE_TOKEN: '{{ store_token }}'}
+# Use a PostgreSQL or NetBox store there: a file store (ipam.sqlite by default) inside the job's execution
+# environment is lost when the job ends.
+plugin: netpool.ipam.reservations
+namespace: prod
+
 # A play on the pool's group: ansible-playbook -i netpool.yml site.yml
 # - hosts: web
 #   tasks:

@@ -1,0 +1,56 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""docs/awx.md and the inventory plugin's EXAMPLES give AWX a credential type: its injectors must set the
+environment variables the plugins really read (the ``env`` entries of the ``store.plugin`` doc fragment), from
+inputs the credential type declares, the token a secret."""
+
+import os
+import re
+
+import yaml
+
+from conftest import ROOT
+
+
+def _fragment_env():
+    path = os.path.join(ROOT, 'plugins', 'doc_fragments', 'store.py')
+    namespace = {}
+    with open(path) as f:
+        source = f.read()
+    exec(compile(source.replace('from __future__ import annotations', ''), path, 'exec'), namespace)   # pylint: disable=exec-used
+    options = yaml.safe_load(namespace['ModuleDocFragment'].PLUGIN)['options']
+    return dict((name, [e['name'] for e in options[name]['env']]) for name in ('store', 'store_token'))
+
+
+class _Loader(yaml.SafeLoader):
+    """Ansible's YAML: ``!unsafe`` marks a string Ansible does not template."""
+
+
+_Loader.add_constructor('!unsafe', lambda loader, node: loader.construct_scalar(node))
+
+
+def _yaml_blocks(text):
+    return [yaml.load(b, Loader=_Loader) for b in re.findall(r'```yaml\n(.*?)```', text, re.S)]  # nosec: a safe loader
+
+
+def test_the_credential_type_of_the_guide_injects_what_the_plugins_read():
+    env = _fragment_env()
+    with open(os.path.join(ROOT, 'docs', 'awx.md')) as f:
+        blocks = _yaml_blocks(f.read())
+    inputs = next(b for b in blocks if isinstance(b, dict) and 'fields' in b)
+    injectors = next(b for b in blocks if isinstance(b, dict) and 'env' in b)
+    fields = dict((field['id'], field) for field in inputs['fields'])
+    assert sorted(fields) == ['store', 'store_token'] and fields['store_token'].get('secret') is True
+    assert injectors['env'] == {env['store'][0]: '{{ store }}', env['store_token'][0]: '{{ store_token }}'}
+    assert env == {'store': ['NETPOOL_IPAM_STORE'], 'store_token': ['NETPOOL_IPAM_STORE_TOKEN']}
+
+
+def test_the_inventory_plugin_examples_name_the_same_variables_and_parse():
+    path = os.path.join(ROOT, 'plugins', 'inventory', 'reservations.py')
+    with open(path) as f:
+        examples = re.search(r'EXAMPLES = r"""(.*?)"""', f.read(), re.S).group(1)
+    documents = list(yaml.safe_load_all(examples))
+    assert all(d['plugin'] == 'netpool.ipam.reservations' for d in documents if d)
+    assert "NETPOOL_IPAM_STORE: '{{ store }}'" in examples and "NETPOOL_IPAM_STORE_TOKEN: '{{ store_token }}'" in examples
