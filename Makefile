@@ -25,10 +25,10 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/collections
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: help venv venv-min venv-2.20 smoke-2.20 link demo demo-min units units-min netbox terraform sanity integration \
-        molecule lint test build clean bench-netbox bench-terraform dhcp-dns release-check
+        molecule lint test build clean bench-netbox bench-terraform dhcp-dns release-check docs
 
 help:
-	@echo "make venv | venv-min | venv-2.20 | smoke-2.20 | demo | demo-min | netbox | dhcp-dns | units | units-min | terraform | sanity | integration | molecule | lint | release-check | test | build | clean | bench-netbox | bench-terraform"
+	@echo "make venv | venv-min | venv-2.20 | smoke-2.20 | demo | demo-min | netbox | dhcp-dns | units | units-min | terraform | sanity | integration | molecule | lint | release-check | docs | test | build | clean | bench-netbox | bench-terraform"
 
 # --- environments --------------------------------------------------------
 
@@ -131,8 +131,13 @@ lint: venv
 release-check: venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pytest tests/release -n 2 --dist loadfile
 
+# The antsibull-docs site (plugins, roles, guides, changelog) built by Sphinx with -W, offline: any warning of the
+# collection's own fails it (tools/docsite_build.py). The site: build/docsite/build/html/index.html.
+docs: venv
+	$(VENV)/bin/python tools/docsite_build.py
+
 # What CI runs (.ci/run): units last, so pytest's summary is the last line.
-test: sanity integration molecule lint release-check smoke-min smoke-2.20 netbox terraform units-min units
+test: sanity integration molecule lint release-check docs smoke-min smoke-2.20 netbox terraform units-min units
 
 # Issue 13's benchmark: 50 hosts reserve an address in a real NetBox through netpool.ipam and through
 # netbox.netbox (docs/performance.md). The script keeps .venv-bench (ansible 14.5.0, pynetbox 7.9.0 pinned).

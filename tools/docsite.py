@@ -19,6 +19,8 @@ import sys
 
 import m2r2
 from mistune.inline_parser import InlineParser
+from pygments.lexers import get_lexer_by_name
+from pygments.token import Error
 
 from _generated import sync  # tools/_generated.py, beside this script
 
@@ -40,6 +42,7 @@ REPOSITORY = 'https://github.com/netpool/ipam/blob/main/'
 LABEL = 'ansible_collections.netpool.ipam.docsite.%s'
 
 _LINK = re.compile(r'\[([^\]]+)\]\(([^)\s]+)\)')
+_CODE = re.compile(r'^( *)\.\. code-block:: (\S+)\n\n((?:(?:\1   .*)?\n)+)', re.M)
 
 
 def guides():
@@ -59,6 +62,27 @@ def _link(match, names):
     return '[%s](%s)' % (text, url)
 
 
+def _lexable(match):
+    """A code block in a language Pygments lexes it in without an error token, else as text: Sphinx warns
+    (and fails with -W) on a block its lexer cannot read, such as HCL's ``for`` expressions."""
+    indent, language, code = match.groups()
+    try:
+        lexer = get_lexer_by_name(language)
+    except Exception:           # pylint: disable=broad-except  (pygments' ClassNotFound: no such lexer)
+        return match.group(0).replace(':: ' + language, ':: text', 1)
+    source = '\n'.join(line[len(indent) + 3:] for line in code.splitlines())
+    if any(token is Error for token, _value in lexer.get_tokens(source)):
+        return match.group(0).replace(':: ' + language, ':: text', 1)
+    return match.group(0)
+
+
+def _reference(text, name):
+    """A reference to guide ``name``: its page's title when the link's text is only the file's name."""
+    if re.match(r'^(\.\./)?(docs/)?%s\.md$' % re.escape(name), text.strip()):
+        return ':ref:`%s`' % (LABEL % name)
+    return ':ref:`%s <%s>`' % (text, LABEL % name)
+
+
 def page(name, names):
     with open(os.path.join(DOCS, name + '.md')) as f:
         text = f.read()
@@ -66,7 +90,8 @@ def page(name, names):
     body = m2r2.convert(text)
     body = body.replace('.. code-block::\n', '.. code-block:: text\n')    # rstcheck wants a language
     # a link to another guide: a reference to its page in the site
-    body = re.sub(r'`([^`<]+?) <@ref:([a-z_]+)>`_', lambda m: ':ref:`%s <%s>`' % (m.group(1), LABEL % m.group(2)), body)
+    body = re.sub(r'`([^`<]+?) <@ref:([a-z_]+)>`_', lambda m: _reference(m.group(1), m.group(2)), body)
+    body = _CODE.sub(_lexable, body)
     return '..\n   Generated from docs/%s.md by tools/docsite.py: edit that file, then run the tool.\n\n.. _%s:\n%s' % (
         name, LABEL % name, body.rstrip() + '\n')
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 name: reservations
 short_description: The owners of reservations as an inventory
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - An inventory source whose hosts are the owners of the reservations of one namespace of a netpool.ipam store,
     each with C(ansible_host) set to the address of one of its reservations, and every reservation it holds as a

@@ -13,6 +13,7 @@ import os
 import re
 
 import pytest
+import yaml
 
 from conftest import ROOT
 
@@ -64,3 +65,19 @@ def test_plugin_documentation_references_no_spec_section_or_issue():
     found = dict(('%s %s' % (path, which), _found(text)) for path, which, text in _plugin_doc_strings())
     assert len(found) > 20          # every plugin's strings were read
     assert dict((k, v) for k, v in found.items() if v) == {}
+
+
+def test_every_version_added_is_a_release_of_the_changelog():
+    """A plugin or role says "New in X" for X a release of the collection (there was no 0.1.0)."""
+    with open(os.path.join(ROOT, 'changelogs', 'changelog.yaml')) as f:
+        releases = set(yaml.safe_load(f)['releases'])
+    found = {}
+    for path, which, text in _plugin_doc_strings():
+        if which == 'DOCUMENTATION':
+            for version in re.findall(r'^\s*version_added:\s*["\']?([^\s"\']+)', text, re.M):
+                found.setdefault(version, []).append(path)
+    for path in glob.glob(os.path.join(ROOT, 'roles', '*', 'meta', 'argument_specs.yml')):
+        with open(path) as f:
+            for version in re.findall(r'^\s*version_added:\s*["\']?([^\s"\']+)', f.read(), re.M):
+                found.setdefault(version, []).append(os.path.relpath(path, ROOT))
+    assert found and dict((v, p) for v, p in found.items() if v not in releases) == {}

@@ -43,7 +43,7 @@ def test_tarball_carries_what_a_user_runs_and_nothing_of_the_build(tarball_names
                    'terraform/examples/provider/provider.tf'):
         assert needed in names, needed
     unwanted = re.compile(r'^(tests|extensions|bench|build|demo|collections|changelogs/fragments|\.[^/]+)/'
-                          r'|^(Makefile|pytest\.ini|ansible\.cfg|requirements-[^/]*\.txt|tools/(docsite|terraform_docs|_generated)\.py)$'
+                          r'|^(Makefile|pytest\.ini|ansible\.cfg|requirements-[^/]*\.txt|tools/(docsite|docsite_build|terraform_docs|_generated)\.py)$'
                           r'|(^|/)(__pycache__|[^/]*\.egg-info|build|dist)/|\.pyc$|\.sqlite|\.tar\.gz$')
     assert [n for n in names if unwanted.search(n)] == []
 
