@@ -25,7 +25,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/collections
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: help venv venv-min venv-2.20 smoke-2.20 link demo demo-min units units-min netbox terraform sanity integration \
-        molecule lint test build clean bench-netbox bench-terraform dhcp-dns release-check docs
+        molecule lint test build clean bench-netbox bench-terraform dhcp-dns release-check docs chromium
 
 help:
 	@echo "make venv | venv-min | venv-2.20 | smoke-2.20 | demo | demo-min | netbox | dhcp-dns | units | units-min | terraform | sanity | integration | molecule | lint | release-check | docs | test | build | clean | bench-netbox | bench-terraform"
@@ -94,7 +94,11 @@ netbox: venv
 dhcp-dns:
 	tests/utils/dhcp-dns-servers.sh
 
-units: venv netbox dhcp-dns
+# Debian's Chromium for the pool map's browser test (tests/utils/chromium.sh; the test skips without it).
+chromium:
+	tests/utils/chromium.sh
+
+units: venv netbox dhcp-dns chromium
 	$(VENV)/bin/pytest tests/unit -n 2
 
 # The NetBox conformance suite (TestNetboxStore, against a real NetBox) runs once, in `units`; the oldest set runs

@@ -78,9 +78,9 @@ def test_utilization_figures_of_a_64_are_readable(tmp_path):
     text = '\n'.join(lines)
     assert '18446744073709551' not in text, text
     v6 = [line for line in lines if ' v6 ' in line][0].split()
-    assert v6[2:5] == ['1.8e19', '0', '1.8e19'], lines
+    assert v6[2:6] == ['IPv6', '1.8e19', '0', '1.8e19'], lines
     v4 = [line for line in lines if ' v4 ' in line][0].split()
-    assert v4[2:5] == ['254', '1', '253'], lines
+    assert v4[2:6] == ['IPv4', '254', '1', '253'], lines
     assert lines[0] == 'store: %s' % (tmp_path / 'ipam.sqlite')
 
 
@@ -121,3 +121,14 @@ def test_sweep_with_no_pool_named_fails_saying_so(tmp_path):
     rc, tasks, output = playbook('sweep.yml', tmp_path, '-i', 'hosts.ini', '--check', '-e', 'sweep_pools=tf')
     assert rc == 0, output
     assert released(tasks) == [('tf', 'vm-1'), ('tf', 'vm-2')]
+
+
+def test_utilization_counts_a_dual_stack_pools_families_apart(tmp_path):
+    service = Service(open_store(str(tmp_path / 'ipam.sqlite')))
+    service.pool('dual', subnets=[{'cidr': '10.0.0.0/24'}, {'cidr': '2001:db8::/120'}])
+    service.reserve('dual', 'h1', family='dual')
+    service.store.close()
+    rc, tasks, output = playbook('utilization.yml', tmp_path)
+    assert rc == 0, output
+    rows = [line.split() for line in tasks['Show the utilization table'][0]['msg'] if ' dual ' in line]
+    assert [r[2:6] for r in rows] == [['IPv4', '254', '1', '253'], ['IPv6', '255', '1', '254']], rows

@@ -1,0 +1,140 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""playbooks/pool_map.yml as an operator uses it, on a store holding a dual-stack pool and a parent with a
+carved child: rows on multiples of 32, the holder of every IPv4 and IPv6 cell, IPv4 and IPv6 counted apart,
+the child's addresses counted as used in the parent, a legend saying so, a table of holders. The page is read
+as a browser builds it: headless Chromium's DOM (``--dump-dom``), when Chromium is installed
+(``tests/utils/chromium.sh``; NETPOOL_IPAM_TEST_CHROMIUM=required makes it mandatory), and always through
+Python's HTML parser, which reads the same markup."""
+
+import os
+import shutil
+import subprocess
+from html.parser import HTMLParser
+
+import pytest
+
+from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.tests.unit.playbooks.test_playbooks import playbook
+
+
+class Page(HTMLParser):
+    """The elements of the page: (tag, attributes, text) in document order, text joined per element."""
+
+    def __init__(self, html):
+        super().__init__()
+        self.elements, self._open = [], []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        for element in self._open:          # a child's text apart from its neighbours'
+            element[2] += ' '
+        element = [tag, dict(attrs), '']
+        self.elements.append(element)
+        if tag not in ('meta', 'br', 'img'):
+            self._open.append(element)
+
+    def handle_endtag(self, tag):
+        while self._open:
+            if self._open.pop()[0] == tag:
+                break
+
+    def handle_data(self, data):
+        for element in self._open:
+            element[2] += data
+
+    def select(self, tag, cls=None):
+        return [e for e in self.elements if e[0] == tag and (cls is None or cls in e[1].get('class', '').split())]
+
+
+def seed(spec):
+    service = Service(open_store(spec))
+    service.pool('web', subnets=[{'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'ranges': ['10.0.0.10-10.0.0.99']},
+                                 {'cidr': '2001:db8::/120', 'gateway': '2001:db8::1', 'ranges': ['2001:db8::10-2001:db8::3f']}])
+    service.reserve('web', 'web1', family='dual', metadata={'role': 'front'})
+    service.reserve('web', 'web2', family='ipv4')
+    service.pool('lab', subnets=[{'cidr': '10.1.0.0/23'}])
+    service.pool('lab-a', parent='lab', prefix_length=24)
+    service.reserve('lab', 'lab1')
+    service.store.close()
+
+
+def render(tmp_path):
+    seed(str(tmp_path / 'ipam.sqlite'))
+    dest = tmp_path / 'map.html'
+    rc, _tasks, output = playbook('pool_map.yml', tmp_path, '-e', 'map_dest=%s' % dest)
+    assert rc == 0, output
+    return dest
+
+
+def check(page):
+    sections = dict((e[1]['data-pool'], e) for e in page.select('section'))
+    assert sorted(sections) == ['lab', 'lab-a', 'web']
+    families = dict(((e[2].split()[0]), e[2].split()) for e in page.select('tr', 'family'))
+    # every row header on a multiple of 32: 10.0.0.0 and 10.0.0.96 around the range 10.0.0.10-99, 2001:db8:: for v6
+    headers = [e[2] for e in page.select('th') if e[2][:1].isdigit()]
+    assert '10.0.0.0' in headers and '10.0.0.96' in headers and '10.0.0.10' not in headers, headers
+    assert '2001:db8::' in headers and '2001:db8::20' in headers, headers
+    titles = [e[1].get('title', '') for e in page.select('td', 'held')]
+    assert any(t.startswith('10.0.0.10: web1 (default, pool web)') for t in titles), titles
+    assert any(t.startswith('10.0.0.11: web2 (default, pool web)') for t in titles), titles
+    assert any(t.startswith('2001:db8::10: web1 (default, pool web)') for t in titles), titles
+    assert all(e[2] == 'X' for e in page.select('td', 'held'))            # a cue that is not colour
+    # blank cells outside the ranges: web's 10 before .10 and 28 after .99 (to .127), 16 before 2001:db8::10,
+    # lab's 10.1.0.0 and 10.1.1.255 (its range is .0.1-.1.254), lab-a's 10.1.0.0 and 10.1.0.255
+    assert len(page.select('td', 'out')) == 10 + 28 + 16 + 2 + 2
+    holders = [e[2].split() for e in page.select('tr', 'holder')]
+    assert ['10.0.0.10', 'web1', 'default', 'no', 'role=front'] in holders, holders
+    assert ['2001:db8::10', 'web1', 'default', 'no', 'role=front'] in holders, holders
+    legend = page.select('p', 'legend')[0][2]
+    assert 'child pools as used' in legend and 'held' in legend and 'free' in legend, legend
+    return families
+
+
+def figures(page, pool):
+    """{family: [size, used, free, utilization]} of ``pool``, from the cells of its figures' rows."""
+    found, family, inside = {}, None, False
+    for tag, attrs, text in page.elements:
+        if tag == 'section':
+            inside = attrs.get('data-pool') == pool
+        elif inside and tag == 'tr' and 'family' in attrs.get('class', ''):
+            family = attrs['data-family']
+        elif inside and family and tag == 'td' and 'n' in attrs.get('class', '').split():
+            found.setdefault(family, []).append(text.strip())
+    return found
+
+
+def test_the_pool_map_through_pythons_html_parser(tmp_path):
+    page = Page(render(tmp_path).read_text())
+    check(page)
+    assert figures(page, 'web') == {'IPv4': ['90', '2', '88', '2.2%'], 'IPv6': ['48', '1', '47', '2.1%']}
+    # lab (10.1.0.0/23, range 10.1.0.1-10.1.1.254) with lab-a carved (10.1.0.0/24): the 255 addresses of lab-a
+    # inside lab's range count as used in lab, beside lab1's
+    assert figures(page, 'lab') == {'IPv4': ['510', str(1 + 255), '254', '50.2%']}
+    assert figures(page, 'lab-a') == {'IPv4': ['254', '0', '254', '0.0%']}
+
+
+def chromium():
+    return shutil.which('chromium') or shutil.which('chromium-browser')
+
+
+@pytest.mark.skipif(not chromium() and os.environ.get('NETPOOL_IPAM_TEST_CHROMIUM') != 'required',
+                    reason='Chromium is not installed (tests/utils/chromium.sh installs Debian\'s package)')
+def test_the_pool_map_in_headless_chromium(tmp_path):
+    assert chromium(), 'NETPOOL_IPAM_TEST_CHROMIUM=required and no chromium on PATH: run tests/utils/chromium.sh'
+    dest = render(tmp_path)
+    argv = [chromium(), '--headless', '--no-sandbox', '--disable-gpu', '--user-data-dir=%s' % (tmp_path / 'profile')]
+    dom = subprocess.run(argv + ['--dump-dom', dest.as_uri()], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         text=True, timeout=120, check=True).stdout
+    page = Page(dom)
+    check(page)
+    assert figures(page, 'web')['IPv6'] == ['48', '1', '47', '2.1%']
+    shot = tmp_path / 'map.png'
+    subprocess.run(argv + ['--screenshot=%s' % shot, '--window-size=1280,1600', dest.as_uri()],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=True)
+    assert shot.stat().st_size > 10000
+    if os.environ.get('NETPOOL_IPAM_POOL_MAP_SCREENSHOT'):      # docs/pool_map.png is made this way
+        shutil.copy(str(shot), os.environ['NETPOOL_IPAM_POOL_MAP_SCREENSHOT'])
