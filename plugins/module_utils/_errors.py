@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The errors of netpool.ipam: one exception class per SPEC error code.
+"""The errors of netpool.ipam: one exception class per error code (docs/errors.md).
 
 This is a private module: it may change at any time. Stores and the service
 raise these; modules, action plugins and the lookup translate them into
@@ -14,7 +14,7 @@ import sys
 
 
 class IpamError(Exception):
-    """A failure that the user can act on. ``code`` is the SPEC's ``error``."""
+    """A failure that the user can act on. ``code`` is the result's ``error``."""
 
     code = 'invalid_argument'
 

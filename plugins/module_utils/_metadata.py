@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The metadata that DHCP and DNS read (issue 15): ``mac`` and ``hostname`` of a reservation, ``domain``
+"""The metadata that DHCP and DNS read: ``mac`` and ``hostname`` of a reservation, ``domain``
 of a pool. Checked and normalised when they are stored, and again when they are published.
 
 This is a private module: it may change at any time.
@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - depends on the controller
     netaddr = None
 
 #: dnspython, imported the first time a name is checked (``dnspython()``): a reservation without a hostname
-#: needs none, and importing it costs about 0.07 s of CPU (issue 25: the reserve role's controller imports this)
+#: needs none, and importing it costs about 0.07 s of CPU (the reserve role's controller imports this)
 dns = None
 
 

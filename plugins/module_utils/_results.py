@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What the modules return: reservations, pools with their figures and maps (SPEC §4.1).
+"""What the modules return: reservations, pools with their figures and maps.
 
 This is a private module: it may change at any time.
 

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The pool tree: parent and child pools, and what an ancestor withholds from the pools below it (SPEC §2).
+"""The pool tree: parent and child pools, and what an ancestor withholds from the pools below it.
 
 This is a private module: it may change at any time.
 
@@ -52,7 +52,7 @@ def lineage(pool, get):
 
 def footprint(pool):
     """The spans ``pool`` takes in its namespace, sorted ``(version, first, last)``: its subnets whole, or for a
-    child by ranges (SPEC §3.6) exactly its ranges, which lie on its parent's cidrs. Pools of a namespace overlap
+    child by ranges exactly its ranges, which lie on its parent's cidrs. Pools of a namespace overlap
     only where one descends from the other, and a child's footprint lies inside its parent's."""
     if pool.by_ranges:
         return sorted((s.version, a, b) for s in pool.subnets for a, b in s.ranges)

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""A store checked against the invariants of SPEC §5 (``info`` with ``verify: true``).
+"""A store checked against the invariants every store keeps (``info`` with ``verify: true``).
 
 This is a private module: it may change at any time.
 
@@ -73,7 +73,7 @@ def problem(code, namespace, message, pools=(), reservations=(), addresses=()):
 
 
 def verify(store, namespace, repair, check, history):
-    """The store checked against the invariants of SPEC §5: one namespace, or every namespace with None.
+    """The store checked against the invariants every store keeps: one namespace, or every namespace with None.
     Without ``repair`` nothing is written. ``repair`` rebuilds the free spans of every pool whose free space
     is wrong (derived state: the only problems that need no human decision) in one transaction, recorded in
     history (``pool`` / ``repair``, through ``history``, the service's); with ``check`` it reports what it
@@ -144,7 +144,7 @@ def damaged(store, namespace):
 
 
 def problems(store, namespace):
-    """The violations of the SPEC §5 invariants in ``namespace``."""
+    """The violations of those invariants in ``namespace``."""
     broken = damaged(store, namespace)
     if any(p['code'] == DAMAGED_ROW for p in broken):
         return broken

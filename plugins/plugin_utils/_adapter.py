@@ -10,7 +10,7 @@ This is a private module: it may change at any time.
   arguments against the module's own argument spec (``_options.MODULES``),
   runs the service in-process on the controller (no connection to the host,
   nothing copied to it), honours the task's check and diff modes, and turns
-  every failure into a failed result with the SPEC ``error`` code, here and
+  every failure into a failed result with its ``error`` code, here and
   nowhere else.
 - ``lookup_service`` / ``LookupIpamError`` do the same for the lookup, which
   raises ``AnsibleError`` instead.
@@ -32,7 +32,7 @@ from ansible_collections.netpool.ipam.plugins.plugin_utils._inprocess import bas
 # what is imported here is imported once, not once per host. The store registry imports store modules
 # lazily; the local stores (standard library only) and the NetBox store (``requests``) are imported now so that
 # no worker pays for it: about 0.12 s of CPU once per ansible-playbook, against as much in every worker of a
-# NetBox task (issue 25: half the Ansible side's CPU of 50 hosts, one task each). PostgreSQL's driver is left
+# NetBox task (half the Ansible side's CPU of 50 hosts, one task each). PostgreSQL's driver is left
 # to the workers that use it.
 preload('sqlite', 'json', 'netbox')
 
@@ -60,7 +60,7 @@ class IpamAction(ActionBase):
 
 
 class LookupIpamError(AnsibleError):
-    """An ``AnsibleError`` carrying the SPEC ``error`` code (also at the end of its message).
+    """An ``AnsibleError`` carrying the ``error`` code (also at the end of its message).
 
     Its cause (the traceback of a bug, ``InternalTraceback``) is not part of its message: Ansible shows it only
     when asked for tracebacks.
@@ -91,7 +91,7 @@ def lookup_call(params, call, doing):
 
 def plugin_call(params, call, doing, plugin, name, must_exist=False):
     """Run ``call(service)`` for controller-side plugin ``plugin`` (its name in messages, ``name`` in the message
-    of a bug); any failure raises ``LookupIpamError`` (an ``AnsibleError``) with the SPEC code, secrets hidden.
+    of a bug); any failure raises ``LookupIpamError`` (an ``AnsibleError``) with its error code, secrets hidden.
     ``must_exist``: a store file that does not exist is ``store_unavailable``, not an empty store."""
     try:
         return _runner.with_service(params, base_dir(), call, must_exist=must_exist)

@@ -9,7 +9,7 @@ This is a private module: it may change at any time.
 ``_adapter`` (every action plugin, the lookup, the inventory) builds on it and imports every store's module and
 every module's validator when it is imported; the reserve role's action imports only this (and the local stores),
 so that a play of the role alone imports neither the NetBox store (``requests``) nor the validators of the other
-modules in the controller (issue 25: about 0.1 s of CPU for each ansible-playbook).
+modules in the controller (about 0.1 s of CPU for each ansible-playbook).
 """
 
 import os
@@ -56,7 +56,7 @@ def validate(name, args):
 
 def run_task(name, args, check=False, diff=False):
     """What a task of module ``name`` with ``args`` returns: its options validated, the service run, every
-    failure a failed result with the SPEC ``error`` code, secrets hidden."""
+    failure a failed result with its ``error`` code, secrets hidden."""
     params, failed = validate(name, args)
     if failed:
         return failed

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What DHCP and DNS servers are given (issue 15): the reservations of an ``info`` result rendered in
+"""What DHCP and DNS servers are given: the reservations of an ``info`` result rendered in
 each server's own format. Pure and controller-side: the filter plugins of ``plugins/filter/`` (one file per filter)
 call these; nothing here reads a store, a file or the clock.
 

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Free space is derived state: what a pool may hand out, less what is held and what rests (SPEC §5).
+"""Free space is derived state: what a pool may hand out, less what is held and what rests.
 
 This is a private module: it may change at any time. ``derive`` is pure; ``expected`` reads what it derives
 from over the store interface, so any store can be checked with it (``info verify``/``repair``, a rebuild, a

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The free-space interface: what every store's free-space component answers (SPEC §5).
+"""The free-space interface: what every store's free-space component answers.
 
 This is a private module: it may change at any time. ``Store.free_space()`` returns one; ``_spans.Spans`` is the
 implementation for the stores that keep free spans, NetBox brings its own (``_stores._netbox._freespace``).
@@ -12,7 +12,7 @@ import abc
 
 
 class FreeSpace(abc.ABC):
-    """How one store finds and keeps the free addresses of its pools (SPEC §5). Called inside the store's
+    """How one store finds and keeps the free addresses of its pools. Called inside the store's
     transactions, under the service's locks; it knows no allocation rule."""
 
     def __init__(self, store):

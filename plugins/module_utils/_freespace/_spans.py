@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Free space kept as spans: the one implementation for the stores that keep free spans (SPEC §5).
+"""Free space kept as spans: the one implementation for the stores that keep free spans.
 
 This is a private module: it may change at any time.
 
@@ -28,7 +28,7 @@ def _top(version):
 class Spans(FreeSpace):
     """Free space kept as spans per pool by a ``SpanStore`` (its nine span primitives), and the addresses
     resting under a reuse delay. The next free address is one indexed look-up, whatever the number of held
-    addresses (SPEC §6); 'random' draws from what the subnet may hand out and checks the draw against the
+    addresses; 'random' draws from what the subnet may hand out and checks the draw against the
     span index, so an IPv6 /64 is never enumerated."""
 
     def allocate(self, pool, subnet, reservation, rng):
