@@ -21,6 +21,7 @@ import m2r2
 from mistune.inline_parser import InlineParser
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Error
+from pygments.util import ClassNotFound
 
 from _generated import sync  # tools/_generated.py, beside this script
 
@@ -68,7 +69,7 @@ def _lexable(match):
     indent, language, code = match.groups()
     try:
         lexer = get_lexer_by_name(language)
-    except Exception:           # pylint: disable=broad-except  (pygments' ClassNotFound: no such lexer)
+    except ClassNotFound:       # no lexer of that name
         return match.group(0).replace(':: ' + language, ':: text', 1)
     source = '\n'.join(line[len(indent) + 3:] for line in code.splitlines())
     if any(token is Error for token, _value in lexer.get_tokens(source)):
