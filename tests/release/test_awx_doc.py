@@ -24,15 +24,8 @@ def _fragment_env():
     return dict((name, [e['name'] for e in options[name]['env']]) for name in ('store', 'store_token'))
 
 
-class _Loader(yaml.SafeLoader):
-    """Ansible's YAML: ``!unsafe`` marks a string Ansible does not template."""
-
-
-_Loader.add_constructor('!unsafe', lambda loader, node: loader.construct_scalar(node))
-
-
 def _yaml_blocks(text):
-    return [yaml.load(b, Loader=_Loader) for b in re.findall(r'```yaml\n(.*?)```', text, re.S)]  # nosec: a safe loader
+    return [yaml.safe_load(b) for b in re.findall(r'```yaml\n(.*?)```', text, re.S)]
 
 
 def test_the_credential_type_of_the_guide_injects_what_the_plugins_read():
@@ -44,6 +37,11 @@ def test_the_credential_type_of_the_guide_injects_what_the_plugins_read():
     fields = dict((field['id'], field) for field in inputs['fields'])
     assert sorted(fields) == ['store', 'store_token'] and fields['store_token'].get('secret') is True
     assert injectors['env'] == {env['store'][0]: '{{ store }}', env['store_token'][0]: '{{ store_token }}'}
+    play = next(b for b in blocks if isinstance(b, list) and 'tasks' in b[0])
+    task = next(t for t in play[0]['tasks'] if 'awx.awx.credential_type' in t)['awx.awx.credential_type']
+    raw = '{%% raw %%}%s{%% endraw %%}'
+    assert task['injectors']['env'] == dict((k, raw % v) for k, v in injectors['env'].items())
+    assert task['inputs']['required'] == ['store'] and [f['id'] for f in task['inputs']['fields']] == ['store', 'store_token']
     assert env == {'store': ['NETPOOL_IPAM_STORE'], 'store_token': ['NETPOOL_IPAM_STORE_TOKEN']}
 
 
