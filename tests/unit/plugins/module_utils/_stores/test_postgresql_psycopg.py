@@ -10,6 +10,7 @@ lost under a long-lived process (DISCARD ALL, DEALLOCATE ALL, a pooler) retried 
 import gc
 import logging
 import os
+import re
 import subprocess
 import sys
 
@@ -261,3 +262,18 @@ def test_prepared_statements_lost_name_the_option_that_turns_them_off(spec):
     assert svc.reserve('web', 'h1')['changed'] is False
     assert _prepared(store) == []
     store.close()
+
+
+def test_the_store_reads_no_private_name_of_psycopg():
+    """psycopg through its public interface only (docs/developing.md): no attribute of a psycopg object whose name
+    begins with an underscore, by name or through getattr/hasattr, and no pylint protected-access waived."""
+    stores = os.path.dirname(_postgresql.__file__)
+    found = []
+    for name in sorted(os.listdir(stores)):
+        if name.startswith('_postgresql') and name.endswith('.py'):
+            with open(os.path.join(stores, name)) as f:
+                text = f.read()
+            found += ['%s: %s' % (name, hit) for hit in re.findall(
+                r"(?:conn|pipeline|Pipeline|psycopg|pgconn|cursor|pg_errors)\._\w+|(?:get|has)attr\((?!self\b)[^)]*'_\w+'"
+                r"|protected-access", text)]
+    assert found == []
