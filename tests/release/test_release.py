@@ -13,6 +13,7 @@ import sys
 import pytest
 import yaml
 from packaging.requirements import Requirement
+from packaging.version import Version
 
 from conftest import BIN, ROOT, run, tool_env, version
 
@@ -123,6 +124,16 @@ def test_python_requirements_are_ranges_holding_the_tested_pins():
         for r in ranges:
             assert r.name in pinned, '%s is not tested (%s)' % (r.name, pins)
             assert r.specifier.contains(next(iter(pinned[r.name].specifier)).version), (pins, str(r))
+
+
+def test_psycopg_is_tested_at_the_lowest_version_its_range_allows():
+    """The PostgreSQL store is tested on the lowest psycopg the range allows (requirements-min.txt, .venv-min) and on
+    the newest (requirements.txt, .venv): the lowest pin is the range's lower bound."""
+    psycopg = next(r for r in _ranges() if r.name == 'psycopg')
+    lowest = next(s.version for s in psycopg.specifier if s.operator == '>=')
+    with open(os.path.join(ROOT, 'requirements-min.txt')) as f:
+        pinned = next(Requirement(line.split('#')[0].strip()) for line in f if line.startswith('psycopg'))
+    assert Version(next(iter(pinned.specifier)).version) == Version(lowest), (str(pinned), str(psycopg))
 
 
 def test_ansible_builder_introspects_the_collection_and_creates_the_readmes_definition(installed, tmp_path):

@@ -51,14 +51,23 @@ This is a private module: it may change at any time.
   statements are one transaction to the server (the extended protocol's
   implicit transaction, at the server's default isolation, used only where
   that is READ COMMITTED); the Sync commits it, a ROLLBACK sent before the
-  Sync rolls it back. psycopg's work and the server's are per statement:
-  the lock, the pools, the writes, where there were six.
+  Sync rolls it back; one that wrote nothing (a rerun) sends BEGIN and
+  COMMIT at its end, not waited for. psycopg's work and the server's are per
+  statement: the lock, the pools, the writes, where there were six.
 - Server-side prepared statements (issue 25): psycopg prepares each statement
   the first time a connection runs it (``prepare_threshold=0``), in the same
   round trip; the server then neither parses nor plans it again on that
   connection. ``prepared_statements=false`` in the URL (``PREPARED``, taken
   out of the URL before libpq reads it) turns them off, for a pooler in
-  transaction mode that loses them (pgbouncer before 1.21).
+  transaction mode that loses them (pgbouncer before 1.21). Statements lost
+  under a long-lived connection (``DISCARD ALL``, ``DEALLOCATE ALL``, a
+  pooler) fail the transaction before its commit: it is retried once, this
+  process then prepares nothing on that URL (``lost_prepared``).
+- The parts of the store, by job: ``_postgresql_connection`` (connecting,
+  pipeline mode, closing), ``_postgresql_statements`` (what is sent, when,
+  prepared or not), ``_postgresql_transactions`` (BEGIN, COMMIT, rollback,
+  what is retried); here, the locks and what is read with them, and the
+  schema. psycopg through its public interface only (docs/developing.md).
 - A lock not had within ``timeout`` seconds gives ``store_busy``
   (``lock_timeout``, set per transaction so a pooler in transaction mode
   keeps it). A server that is down, refuses or rejects the login gives
@@ -90,49 +99,29 @@ This is a private module: it may change at any time.
   no_log); a DSN that carries a password too is refused.
 """
 
-import contextlib
 import hashlib
-import json
 import math
 import os
-import re
 import struct
 
 try:
     import psycopg
-    from psycopg import errors as pg_errors
     from psycopg.conninfo import conninfo_to_dict
 except ImportError:  # pragma: no cover - exercised by the missing-library test
     psycopg = None
-    pg_errors = None
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils import _retry
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
-    AddressInUse, InvalidArgument, StoreBusy, StoreUnavailable, missing_library)
-from ansible_collections.netpool.ipam.plugins.module_utils._secrets import find, hide, redact
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, missing_library
+from ansible_collections.netpool.ipam.plugins.module_utils._secrets import find, redact
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _postgresql_connection as connection
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql_connection import (
-    RETRY_CONNECT, _hang_up, _let_go, _prepare, deallocation_owed, prepared_statements, retryable_sqlstate, tls_mode)
+    prepared_statements, tls_mode)
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql_transactions import Transactions
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import PREFETCH
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_schema import meta, migrations, schema
 
 #: schema version -> the statements that bring a store of that version to the next
 MIGRATIONS = migrations('postgresql')
-
-
-#: psycopg's pipeline mode (psycopg 3.1 with libpq 14 or newer): several statements per round trip
-_PIPELINE = psycopg is not None and hasattr(psycopg, 'Pipeline') and psycopg.Pipeline.is_supported()
-
-#: psycopg has no public "send a Sync, do not wait": its private steps of Pipeline.sync (3.3), where it has them
-#: (``_end_implicit``)
-_SYNC_STEPS = _PIPELINE and all(hasattr(psycopg.Pipeline, step) for step in ('_enqueue_sync', '_communicate_gen'))
-
-#: how a statement that takes an advisory lock begins
-_LOCK = 'SELECT pg_advisory_xact_lock'
-
-#: a statement the store buffers (``PostgresqlStore._flush``), and the table it writes
-_WRITE = re.compile(r'(?:INSERT INTO|UPDATE|DELETE FROM) (\w+) ')
 
 
 #: lock keys made so far: parts -> key (a process locks the same few pools again and again)
@@ -150,25 +139,10 @@ def _lock_key(*parts):
     return key
 
 
-def _first_error(error):
-    """The error that aborted the pipeline, where psycopg raised "pipeline aborted" in its place: leaving a pipeline
-    fetches, in a ``finally``, the results after the failed statement's, and their PipelineAborted replaces the
-    statement's own error (a reservation's UniqueViolation) when they had not arrived with it. The statement's
-    error is then the ``__context__``."""
-    while isinstance(error, pg_errors.PipelineAborted) and isinstance(error.__context__, psycopg.Error):
-        error = error.__context__
-    return error
-
-
-class PostgresqlStore(SqlStore):
+class PostgresqlStore(Transactions, SqlStore):
     kind = 'postgresql'
     integrity_errors = (psycopg.IntegrityError,) if psycopg else ()
     driver_errors = (psycopg.Error,) if psycopg else ()
-
-    #: ``?`` query -> ``%s`` query
-    _converted = {}
-    #: the statements of a run of writes -> the one statement that runs them (``_flush``)
-    _joined = {}
 
     # A write transaction costs nothing until it locks (no LOCKS_AT_BEGIN): the pool's lock goes in the round
     # trip that reads the pool anyway, with the reservations fetched for it (``prefetch``), so a new
@@ -182,11 +156,6 @@ class PostgresqlStore(SqlStore):
     _prefetching = None
     #: ``((namespace, pool, owners, key), rows)`` of the reservations fetched with the pools, under the lock
     _prefetched = None
-    #: whether the transaction has sent a statement that writes (its COMMIT is then waited for)
-    _dirty = False
-    #: ``(table, sql, params)`` of the writes not sent yet: they go before the next statement whose answer is
-    #: read, or with COMMIT, those on different tables as one statement (``_flush``)
-    _writes = ()
 
     def __init__(self, spec, timeout=30, validate_certs=True, token=None, create=True):
         self.spec = spec
@@ -197,6 +166,7 @@ class PostgresqlStore(SqlStore):
         if psycopg is None:
             raise missing_library('psycopg', 'for the PostgreSQL store %s' % self.where, 'psycopg[binary]')
         dsn, prepared = prepared_statements(spec, self.where)
+        prepared = prepared and spec not in connection.UNPREPARED     # (see ``lost_prepared``)
         try:
             params = conninfo_to_dict(dsn)
         except psycopg.Error as e:
@@ -209,7 +179,8 @@ class PostgresqlStore(SqlStore):
         # prepare_threshold times): a process that reserves many times (the lookup in an inventory, a role's
         # batch, many controllers' workers on one connection each) parses and plans each statement once. A
         # one-shot worker pays nothing for it (the Parse goes in the same round trip). prepared_statements=false
-        # in the URL turns them off, for poolers in transaction mode that lose them (pgbouncer before 1.21).
+        # in the URL turns them off, for poolers in transaction mode that lose them (pgbouncer before 1.21), and so
+        # does a process once it saw them lost on this store's URL (``lost_prepared``).
         self._connect_args = {'autocommit': True, 'prepare_threshold': 0 if prepared else None}
         if token is not None:
             self._connect_args['password'] = token
@@ -225,378 +196,7 @@ class PostgresqlStore(SqlStore):
         self._migrate(schema('postgresql'), MIGRATIONS, meta('postgresql'),
                       create=create)
 
-    # -- connection -----------------------------------------------------
-    def _scrub(self, text):
-        return hide(text, getattr(self, '_secrets', ()))
-
-    def _connect(self):
-        self._pipeline = None      # a new connection is not in pipeline mode
-        args = dict(self._connect_args)
-        left = _retry.remaining()
-        if left is not None and 'connect_timeout' in args:     # not past the deadline of the task's retries
-            args['connect_timeout'] = max(2, int(math.ceil(min(self.timeout, left))))
-        try:
-            self._conn = psycopg.connect(prepared_statements(self.spec, self.where)[0], **args)
-        except psycopg.Error as e:
-            self._conn = None
-            text = self._scrub(str(e).strip())
-            again = any(said in text.lower() for said in RETRY_CONNECT)
-            hint = ('Check that the server runs and accepts connections from this controller, and the user, '
-                    'password and database in store.')
-            if self._connect_args.get('sslmode') == 'verify-full' and ('SSL' in text or 'certificate' in text):
-                hint = ("The store verifies a remote server's TLS certificate by default (validate_certs: true means "
-                        'sslmode=verify-full): give the CA that signed it with sslrootcert=PATH in the URL (or '
-                        'sslrootcert=system with libpq 16 or newer), set sslmode in the URL yourself, or set '
-                        'validate_certs: false for TLS without verification.')
-            error = StoreUnavailable('Cannot connect to the PostgreSQL store %s: %s. %s' % (self.where, text, hint))
-            raise _retry.mark(error, _retry.CONNECT) if again else error
-        self._pid = os.getpid()
-        try:
-            self._schema, isolation = self._conn.execute(
-                "SELECT current_schema(), current_setting('default_transaction_isolation')", prepare=False).fetchone()
-        except psycopg.Error as e:
-            raise self._translate(e)
-        # a write transaction that begins with its lock needs no BEGIN where the server's own default is what BEGIN
-        # would ask for (``_begin``)
-        self._implicit_ok = _PIPELINE and isolation == 'read committed'
-        if self._schema is None:
-            raise StoreUnavailable('The PostgreSQL store %s has no schema to keep its tables in: no schema of the '
-                                   "connection's search_path exists. Create the schema, or set search_path in "
-                                   'the URL (options=-csearch_path%%3DNAME).' % self.where)
-
-    # -- transactions: one pipeline each ------------------------------
-    # A transaction is sent through psycopg's pipeline mode: BEGIN goes with its first statement, a
-    # statement whose result is not read (a lock, a write) goes with the next one that is read, and the
-    # writes go with COMMIT. A round trip is paid only where the caller waits for an answer. A statement's
-    # error may therefore be raised by a later one (or by COMMIT): ``transaction`` rolls back and
-    # translates it wherever it comes from (a reservation's address taken meanwhile is address_in_use).
-
-    #: ``BEGIN`` and ``SET LOCAL`` of the transaction begun, sent with its first statement (None: sent)
-    _begin_sql = None
-    #: the open psycopg Pipeline, or None
-    _pipeline = None
-    #: whether the transaction's connection was opened for it (a dead one is not opened again)
-    _fresh = False
-    #: whether the transaction begun is a write transaction
-    _write = True
-    #: the lock_timeout of the transaction begun (the time left of the task's timeout)
-    _lock_timeout = None
-    #: whether the connection's transactions are READ COMMITTED unless BEGIN says otherwise (and pipelined)
-    _implicit_ok = False
-    #: whether the transaction begun is, or may be, one without BEGIN: its statements run in the server's implicit
-    #: transaction, which the pipeline's Sync commits (see ``_statement``)
-    _implicit = False
-
-    def _begin(self, write, commit):
-        self._write = write
-        self._locked = None
-        self._expected, self._prefetching, self._prefetched, self._dirty, self._writes = None, None, None, False, []
-        left = _retry.remaining()
-        wait = self.timeout if left is None else min(self.timeout, left)
-        self._lock_timeout = '%dms' % max(1, int(wait * 1000))
-        self._begin_sql = ('BEGIN ISOLATION LEVEL READ COMMITTED' if write
-                           else 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
-                           "SET LOCAL lock_timeout = '%s'" % self._lock_timeout)
-        self._entry, self._committing, self._hung = None, False, False
-        if self._conn is not None and self._pid != os.getpid():
-            _let_go(self._conn)
-            self._conn = None
-            self._pipeline = None
-        self._fresh = self._conn is None or self._conn.closed
-        if self._fresh:
-            self._connect()
-        # Issue 25: a write transaction that commits and begins with its lock (a reservation's) sends neither BEGIN
-        # nor COMMIT: the statements of a pipeline up to its Sync are one transaction to the server (the extended
-        # protocol's implicit transaction), at the default isolation, READ COMMITTED (checked on connecting); the
-        # Sync commits it, a ROLLBACK sent before the Sync rolls it back. Two statements fewer to pipeline and run.
-        self._implicit = write and commit and self._implicit_ok and not self._scratch
-
-    #: the statements sent since BEGIN while no answer was read yet (None once one was): sent again, on a
-    #: new connection, if the connection is found dead at the first answer
-    _replay = None
-
-    def _send(self, statements):
-        """Queue ``statements`` ((sql, params) pairs) in the pipeline (opened if need be); the last one's cursor."""
-        try:
-            self._open_pipeline()
-            cursor = None
-            for sql, params in statements:
-                cursor = self._conn.execute(sql, params, prepare=_prepare(self._conn, params))
-            return cursor
-        except psycopg.OperationalError as e:
-            return self._reopen(e, lambda cursor: cursor)
-
-    def _reopen(self, error, read):
-        """After ``error``: if no answer of the transaction was read yet and its connection, not opened for
-        it nor hung up on by the watchdog, is found dead (idle timeout, restart, fail-over: nothing was done on it yet), open another once,
-        send the transaction again and ``read`` the last statement's cursor; otherwise raise ``error``."""
-        replay, self._replay = self._replay, None
-        if replay is None or self._fresh or self._hung or not (self._conn.closed or self._conn.broken):
-            raise error     # (a connection the watchdog hung up on at the deadline is not found dead: it is given up)
-        self._leave_pipeline(error)
-        self._connect()
-        self._fresh = True
-        if self._implicit and not self._implicit_ok:    # a server whose default changed meanwhile
-            replay = [('BEGIN ISOLATION LEVEL READ COMMITTED', ())] + replay
-            self._implicit = False
-        self._open_pipeline()
-        cursor = None
-        for sql, params in replay:
-            cursor = self._conn.execute(sql, params, prepare=_prepare(self._conn, params))
-        return read(cursor)
-
-    def _answer(self, sql, params, read):
-        """``read(cursor)`` of the statement: the first answer of a transaction pays the round trip of BEGIN and of
-        everything queued since (see ``_reopen`` for a connection found dead then)."""
-        try:
-            result = read(self._execute(sql, params))
-        except psycopg.OperationalError as e:
-            result = self._reopen(e, read)
-        self._replay = None
-        return result
-
-    def _rows(self, sql, params=()):
-        return self._answer(sql, params, lambda cursor: cursor.fetchall())
-
-    def _one(self, sql, params=()):
-        return self._answer(sql, params, lambda cursor: cursor.fetchone())
-
-    def _open_pipeline(self):
-        """Put the connection in pipeline mode, as ``Connection.pipeline()`` does, but without its generator: a
-        store dropped without ``close()`` must not wait for the server when the garbage collector finalizes it.
-        Without pipeline support (libpq before 14) each statement is its own round trip."""
-        if self._pipeline is None and _PIPELINE:
-            pipeline = psycopg.Pipeline(self._conn)
-            self._conn._pipeline = pipeline     # pylint: disable=protected-access
-            pipeline.__enter__()
-            self._pipeline = pipeline
-
-    def _leave_pipeline(self, error=None):
-        """Close the pipeline: sync what is queued (raising its error) or, after ``error``, drop it."""
-        pipeline, self._pipeline = self._pipeline, None
-        if pipeline is None:
-            return
-        try:
-            if error is None:
-                pipeline.__exit__(None, None, None)
-            else:
-                try:
-                    pipeline.__exit__(type(error), error, None)
-                except Exception:  # pylint: disable=broad-except
-                    pass  # the connection is broken or the pipeline aborted: the caller raises the first error
-        finally:
-            if pipeline.level == 0 and getattr(self._conn, '_pipeline', None) is pipeline:
-                self._conn._pipeline = None     # pylint: disable=protected-access
-
-    # -- what a task retries (``_retry``) ---------------------------------
-    #: the last history entry the open transaction wrote: the evidence of its commit if the answer is lost
-    _entry = None
-    #: True while the COMMIT of a write transaction is under way
-    _committing = False
-    #: True once the watchdog hung up on a server that did not answer by the task's deadline
-    _hung = False
-
-    @contextlib.contextmanager
-    def transaction(self, write=True, commit=True):
-        """The transaction of ``SqlStore``, given up at the deadline of the task's retries (``_retry``): a server
-        that does not answer (paused, a network dropping packets) would otherwise keep the task forever."""
-        with _retry.watch(self._give_up):
-            with super(PostgresqlStore, self).transaction(write, commit):
-                yield self
-
-    def _give_up(self):
-        conn = self._conn
-        if conn is not None and self._pid == os.getpid():
-            self._hung = True
-            _hang_up(conn)
-
-    def add_history(self, entry):
-        super(PostgresqlStore, self).add_history(entry)
-        self._entry = entry
-
-    def applied(self, evidence):
-        """Whether the history entry ``evidence`` (of a lost commit) is in the store: then the transaction
-        that wrote it was committed (only it can have written that entry: the service writes an entry for a
-        change under the lock of what it changes)."""
-        with self.transaction(write=False):
-            found = self.find_history(namespace=evidence['namespace'], pool=evidence['pool'],
-                                      owner=evidence['owner'], address=evidence['address'])
-        keys = ('time', 'object', 'action', 'key', 'old', 'new')
-        # compared as stored: JSON turns tuples into lists
-        wrote = json.dumps([evidence.get(k) for k in keys], sort_keys=True)
-        return any(json.dumps([e.get(k) for k in keys], sort_keys=True) == wrote for e in found)
-
-    def _execute(self, sql, params=()):
-        if not sql.startswith('SELECT'):
-            self._dirty = self._dirty or sql not in ('COMMIT', 'ROLLBACK')
-            write = _WRITE.match(sql) if self._pipelined() else None
-            if write:
-                self._writes.append((write.group(1), sql, tuple(params)))
-                return None
-        self._flush()
-        return self._statement(sql, params)
-
-    def _pipelined(self):
-        return _PIPELINE and isinstance(self._writes, list)
-
-    def _flush(self):
-        """Send the writes not sent yet, in order: a run of writes on different tables as ONE statement (a WITH
-        of data-modifying statements: they do not see each other's rows, and none of them touches a table
-        another one of the run touches)."""
-        if not self._writes:
-            return
-        writes, self._writes = self._writes, []
-        run = []
-        for write in writes + [None]:
-            if run and (write is None or any(table == write[0] for table, _s, _p in run)):
-                statements = tuple(w[1] for w in run)
-                sql = self._joined.get(statements)
-                if sql is None:
-                    sql = ''.join('WITH ' * (i == 0) + 'w%d AS (%s), ' % (i, one)
-                                  for i, one in enumerate(statements[:-1]))
-                    sql = self._joined[statements] = sql.rstrip(', ') + (' ' if len(run) > 1 else '') + statements[-1]
-                self._statement(sql, sum((w[2] for w in run), ()))
-                run = []
-            if write is not None:
-                run.append(write)
-
-    def _statement(self, sql, params):
-        if self._begin_sql is not None and sql.startswith(_LOCK):
-            # the transaction begins with a lock: its lock_timeout is set by the same statement, before it waits; and
-            # it needs no BEGIN where it may be implicit (``_begin``)
-            self._begin_sql = () if self._implicit else self._begin_sql[:1]
-            sql, params = "SELECT set_config('lock_timeout', ?, true), " + sql[len('SELECT '):], \
-                (self._lock_timeout,) + tuple(params)
-        elif self._begin_sql is not None:
-            self._implicit = False
-        converted = self._converted.get(sql)
-        if converted is None:
-            converted = self._converted[sql] = sql.replace('%', '%%').replace('?', '%s')
-        statement = (converted, tuple(params))
-        if self._begin_sql is not None:     # the transaction's first statement: BEGIN goes with it
-            self._replay = [(begin, ()) for begin in self._begin_sql] + [statement]
-            self._begin_sql = None
-            return self._send(self._replay)
-        if self._replay is not None:
-            self._replay.append(statement)
-        return self._send([statement])
-
-    def _finish(self, keep):
-        if keep:
-            self._flush()
-        self._writes = ()       # from here on, until the next transaction, a write is sent as it comes
-        if self._begin_sql is not None:     # nothing was sent: there is no transaction to end
-            self._begin_sql = None
-            return
-        self._replay = None
-        self._committing = keep     # a connection lost from here on may have lost only COMMIT's answer
-        if self._implicit:
-            self._end_implicit(keep)
-            self._committing = False
-            return
-        # psycopg sends a DEALLOCATE ALL it owes (see ``_prepare``) right after the statement it executes next:
-        # after COMMIT, it would open an implicit transaction in which the next BEGIN ISOLATION LEVEL fails
-        # ("must be called before any query"). Then the answer is awaited, which ends that segment.
-        owed = deallocation_owed(self._conn)
-        self._conn.execute('COMMIT' if keep else 'ROLLBACK', prepare=False)
-        if self._dirty or self._pipeline is None or owed:
-            self._leave_pipeline()          # the answer to COMMIT is awaited: the writes are kept, or raise here
-        self._committing = False
-        # else a transaction that wrote nothing (a read, a rerun that changed nothing) ends without waiting: its
-        # COMMIT is sent now (psycopg sends what it queues; the server ends the transaction, and lets go of its
-        # locks, as it arrives), its answer is read with the next transaction's first one. Nothing of a
-        # transaction that wrote nothing can fail there.
-
-    def _end_implicit(self, keep):
-        """End a transaction without BEGIN: its Sync commits what it wrote (awaited: kept, or raising here); one that
-        wrote nothing is ended by a Sync sent now and not waited for (as a COMMIT is, below); ``keep`` False sends a
-        ROLLBACK first."""
-        if not keep:
-            self._conn.execute('ROLLBACK', prepare=False)
-        pipeline = self._pipeline
-        # a psycopg without the private steps (_SYNC_STEPS) ends the transaction by leaving the pipeline, which
-        # waits for the answer (one round trip)
-        if keep and not self._dirty and pipeline is not None and _SYNC_STEPS:
-            with self._conn.lock:
-                pipeline._enqueue_sync()    # pylint: disable=protected-access
-                self._conn.wait(pipeline._communicate_gen())    # pylint: disable=protected-access
-        else:
-            self._leave_pipeline()
-
-    def _rollback(self):
-        self._replay = None
-        self._writes = ()
-        if self._begin_sql is not None:
-            self._begin_sql = None
-            return
-        if self._implicit:
-            # The Sync that leaving the pipeline sends would commit: a ROLLBACK goes first. Not sent, the connection
-            # is closed without a Sync, which rolls the transaction back as surely.
-            self._implicit = False
-            try:
-                if self._conn is not None and not self._conn.closed \
-                        and self._conn.pgconn.pipeline_status != psycopg.pq.PipelineStatus.ABORTED:
-                    self._conn.execute('ROLLBACK', prepare=False)   # (aborted, the server rolls back at the Sync)
-            except Exception:  # pylint: disable=broad-except
-                self._pipeline = None
-                self._conn.close()
-                return
-            self._leave_pipeline(psycopg.Error('rolled back'))
-            return
-        self._leave_pipeline(psycopg.Error('rolled back'))
-        if self._conn is None or self._conn.closed:
-            return
-        try:
-            self._conn.execute('ROLLBACK', prepare=False)
-        except psycopg.Error:
-            pass  # a dead connection: the server rolled the transaction back
-
-    def _translate(self, error):
-        """The ``IpamError`` for ``error``, marked for ``_retry`` when the transaction may be run again
-        (it was rolled back) or its commit resolved (the answer to COMMIT was lost)."""
-        error = _first_error(error)
-        translated = self._translate_error(error)
-        sqlstate = getattr(error, 'sqlstate', None)
-        lost = isinstance(error, psycopg.OperationalError) and (self._conn is None or self._conn.closed or
-                                                                self._conn.broken)
-        if self._hung:
-            translated.msg = ('The PostgreSQL store %s did not answer within the timeout of %s seconds (a server '
-                              'paused, overloaded, or a network dropping packets); the connection was closed. '
-                              'Nothing of the interrupted transaction was kept unless it had committed.'
-                              % (self.where, self.timeout))
-            translated.args = (translated.msg,)
-        if sqlstate in ('40001', '40P01'):
-            return _retry.mark(translated, _retry.TRANSACTION)
-        if retryable_sqlstate(sqlstate) or lost:
-            if self._committing:
-                return _retry.mark(translated, _retry.COMMIT, self._entry)
-            return _retry.mark(translated, _retry.TRANSACTION)
-        return translated
-
-    def _translate_error(self, error):
-        text = self._scrub(str(error).strip())
-        if isinstance(error, pg_errors.UniqueViolation) and error.diag.table_name == 'reservation':
-            # the last guard (SPEC 5), raised by COMMIT or a later statement of the pipeline
-            match = re.search(r'\(namespace, address\)=\((.*), ([46]:[0-9a-f]+)\)', error.diag.message_detail or '')
-            held = iv.to_str(*iv.from_key(match.group(2))) if match else 'An address'
-            return AddressInUse('%s is already held in namespace %s (another writer took it at the same moment); '
-                                'nothing was changed. Retry.' % (held, match.group(1) if match else '?'))
-        if isinstance(error, (pg_errors.LockNotAvailable, pg_errors.QueryCanceled)):
-            return StoreBusy('The PostgreSQL store %s: a lock was not had within %s seconds (another controller '
-                             'holds it). Retry, or raise timeout.' % (self.where, self.timeout))
-        if isinstance(error, (pg_errors.DeadlockDetected, pg_errors.SerializationFailure)):
-            return StoreBusy('The PostgreSQL store %s: the transaction collided with another one and was rolled '
-                             'back (%s). Retry.' % (self.where, text))
-        if isinstance(error, pg_errors.InsufficientPrivilege):
-            return StoreUnavailable('The PostgreSQL store %s refused: %s. Grant the user the rights on the '
-                                    'database and schema, or point store at a database it owns.'
-                                    % (self.where, text))
-        if isinstance(error, psycopg.OperationalError):
-            return StoreUnavailable('The PostgreSQL store %s became unavailable: %s. Nothing of the interrupted '
-                                    'transaction was kept unless it had committed; rerun when the server is back.'
-                                    % (self.where, text))
-        return StoreUnavailable('The PostgreSQL store %s failed: %s' % (self.where, text))
-
+    # -- locks and what is read with them ----------------------------------
     def lock_pool(self, namespace, name):
         """A shared lock on the namespace, then an exclusive one on the pool: other pools go on in parallel.
         (Not waited for here: the next statement whose answer is read waits for it on the server.)"""
@@ -660,17 +260,6 @@ class PostgresqlStore(SqlStore):
 
     def _unlocked(self):
         return self._write and self._locked is None
-
-    def close(self):
-        if self._conn is not None:
-            if self._pid == os.getpid():
-                if self._pipeline is not None:
-                    self._leave_pipeline(psycopg.Error('closing'))
-                self._conn.close()
-            else:
-                _let_go(self._conn)
-        self._conn = None
-        self._pipeline = None
 
     # -- schema ---------------------------------------------------------
     def _schema_version(self):

@@ -2,23 +2,28 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""How the PostgreSQL store connects: TLS, the URL's own option, which failures a retry may cure, and the
-connection's socket.
+"""How the PostgreSQL store connects: TLS, the URL's own option, which failures a retry may cure, the
+connection (``Connection``: opened once, in pipeline mode, closed without waiting) and its socket.
 
 This is a private module: it may change at any time. The store (``_postgresql``) says how these are used
-(its docstring: TLS, retries); nothing here holds a connection of its own.
+(its docstring: TLS, retries). psycopg is used through its public interface only (docs/developing.md).
 """
 
+import contextlib
 import ipaddress
+import math
 import os
 import socket
+import weakref
 
 try:
     import psycopg
 except ImportError:  # pragma: no cover - exercised by the missing-library test
     psycopg = None
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
+from ansible_collections.netpool.ipam.plugins.module_utils import _retry
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, StoreUnavailable
+from ansible_collections.netpool.ipam.plugins.module_utils._secrets import hide
 
 
 #: Hosts whose traffic never leaves this machine.
@@ -116,24 +121,6 @@ def prepared_statements(spec, where):
     return dsn, prepared
 
 
-def _prepare(conn, params):
-    """psycopg's ``prepare`` for a statement with these parameters on ``conn``: never for one without parameters
-    (BEGIN, ``SET LOCAL`` with the transaction's own lock_timeout, a schema check: run once, or different each
-    time); else None (psycopg's rule: prepared when the connection prepares, see ``PREPARED``) unless psycopg has
-    a DEALLOCATE pending. psycopg forgets what it prepared when it reads the answer of a ROLLBACK, DROP or ALTER,
-    and deallocates it all on the server after the next statement it sends: a read in pipeline mode may be
-    where it reads that answer, and a statement prepared next would be deallocated behind psycopg's back
-    ("prepared statement ... does not exist" when it is run again). That next statement goes unprepared."""
-    if not params:
-        return False
-    return False if deallocation_owed(conn) else None
-
-
-def deallocation_owed(conn):
-    """Whether psycopg owes the server a DEALLOCATE, which it sends after the next statement it executes."""
-    return bool(getattr(getattr(conn, '_prepared', None), '_to_flush', None))
-
-
 def _hang_up(conn):
     """Shut the socket of ``conn`` (from another thread): a wait on a server that does not answer ends."""
     try:
@@ -146,3 +133,144 @@ def _hang_up(conn):
         pass
     finally:
         sock.close()
+
+
+#: psycopg's pipeline mode (psycopg 3.1 with libpq 14 or newer): several statements per round trip
+PIPELINE = psycopg is not None and hasattr(psycopg, 'Pipeline') and psycopg.Pipeline.is_supported()
+
+#: the store URLs (as given) under which a store of this process lost its prepared statements: a store opened
+#: on one of them afterwards prepares none (``Connection.lost_prepared``)
+UNPREPARED = set()
+
+
+def _shut(held):
+    """Close the connection of ``held`` without waiting for the server, then end its pipeline mode (at once: the
+    connection is closed). Run by ``close()``, and by the garbage collector for a store dropped without it (the
+    store's ``weakref.finalize``, which runs before the store's attributes are let go): a suspended
+    ``Connection.pipeline()`` finalized on an open connection would wait for the server's answer to its Sync."""
+    conn, mode = held.pop('conn', None), held.pop('mode', None)
+    if conn is not None:
+        if held.get('pid') == os.getpid():
+            try:
+                conn.close()
+            except Exception:  # pylint: disable=broad-except
+                pass  # closed either way
+        else:
+            _let_go(conn)
+    if mode is not None:
+        try:
+            mode.close()
+        except Exception:  # pylint: disable=broad-except
+            pass  # the connection is closed: leaving pipeline mode fails, and there is nothing left to do
+
+
+class Connection(object):
+    """The store's one connection: opened once (again in a forked process, or once found dead), put in psycopg's
+    pipeline mode by ``Connection.pipeline()`` held open across transactions (``_open_pipeline``), closed without
+    waiting for the server. ``spec``, ``where``, ``timeout``, ``_secrets`` and ``_connect_args`` are the store's."""
+
+    _conn = None
+    #: the process that opened ``_conn``
+    _pid = None
+    #: ``{'conn', 'pid', 'mode'}``: what ``_shut`` closes (``mode``: the ExitStack holding ``Connection.pipeline()``)
+    _held = None
+    _closer = None
+    #: the open psycopg Pipeline, or None
+    _pipeline = None
+    #: whether the connection's transactions are READ COMMITTED unless BEGIN says otherwise (and pipelined)
+    _implicit_ok = False
+    #: True once the watchdog hung up on a server that did not answer by the task's deadline
+    _hung = False
+
+    def _scrub(self, text):
+        return hide(text, getattr(self, '_secrets', ()))
+
+    def _connect(self):
+        self._drop_connection()
+        args = dict(self._connect_args)
+        left = _retry.remaining()
+        if left is not None and 'connect_timeout' in args:     # not past the deadline of the task's retries
+            args['connect_timeout'] = max(2, int(math.ceil(min(self.timeout, left))))
+        try:
+            self._conn = psycopg.connect(prepared_statements(self.spec, self.where)[0], **args)
+        except psycopg.Error as e:
+            self._conn = None
+            text = self._scrub(str(e).strip())
+            again = any(said in text.lower() for said in RETRY_CONNECT)
+            hint = ('Check that the server runs and accepts connections from this controller, and the user, '
+                    'password and database in store.')
+            if self._connect_args.get('sslmode') == 'verify-full' and ('SSL' in text or 'certificate' in text):
+                hint = ("The store verifies a remote server's TLS certificate by default (validate_certs: true means "
+                        'sslmode=verify-full): give the CA that signed it with sslrootcert=PATH in the URL (or '
+                        'sslrootcert=system with libpq 16 or newer), set sslmode in the URL yourself, or set '
+                        'validate_certs: false for TLS without verification.')
+            error = StoreUnavailable('Cannot connect to the PostgreSQL store %s: %s. %s' % (self.where, text, hint))
+            raise _retry.mark(error, _retry.CONNECT) if again else error
+        self._pid = os.getpid()
+        self._held = {'conn': self._conn, 'pid': self._pid, 'mode': None}
+        self._closer = weakref.finalize(self, _shut, self._held)
+        try:
+            self._schema, isolation = self._conn.execute(
+                "SELECT current_schema(), current_setting('default_transaction_isolation')", prepare=False).fetchone()
+        except psycopg.Error as e:
+            raise self._translate(e)
+        # a write transaction that begins with its lock needs no BEGIN where the server's own default is what BEGIN
+        # would ask for (``_begin``)
+        self._implicit_ok = PIPELINE and isolation == 'read committed'
+        if self._schema is None:
+            raise StoreUnavailable('The PostgreSQL store %s has no schema to keep its tables in: no schema of the '
+                                   "connection's search_path exists. Create the schema, or set search_path in "
+                                   'the URL (options=-csearch_path%%3DNAME).' % self.where)
+
+    def _drop_connection(self):
+        """Close the connection (a forked process's copy: without touching the parent's session), not waiting."""
+        if self._closer is not None:
+            self._closer.detach()
+            _shut(self._held)
+        self._conn = self._pipeline = self._held = self._closer = None
+
+    def _own_connection(self):
+        """A process forked from the one that opened the connection lets go of it, and opens its own."""
+        if self._conn is not None and self._pid != os.getpid():
+            self._drop_connection()
+
+    def _open_pipeline(self):
+        """Put the connection in pipeline mode (``Connection.pipeline()``), held open until ``_leave_pipeline``, across
+        transactions. Without pipeline support (libpq before 14) each statement is its own round trip."""
+        if self._pipeline is None and PIPELINE:
+            mode = contextlib.ExitStack()
+            self._pipeline = mode.enter_context(self._conn.pipeline())
+            self._held['mode'] = mode
+
+    def _leave_pipeline(self, error=None):
+        """Leave pipeline mode: sync what is queued and read every answer (raising the first error) or, after
+        ``error``, drop it."""
+        mode, self._pipeline = self._held and self._held.get('mode'), None
+        if mode is None:
+            return
+        self._held['mode'] = None
+        if error is None:
+            mode.close()
+            return
+        try:
+            mode.__exit__(type(error), error, error.__traceback__)
+        except Exception:  # pylint: disable=broad-except
+            pass  # the connection is broken or the pipeline aborted: the caller raises the first error
+
+    def lost_prepared(self):
+        """The server no longer holds what psycopg prepared on this connection (a DISCARD ALL or DEALLOCATE ALL run
+        by another client on this session, a pooler that gave it another server connection): from here on this
+        store, and any store this process opens on the same URL, prepares nothing; the connection is closed
+        (psycopg's names of the lost statements go with it) and the next transaction opens another."""
+        UNPREPARED.add(self.spec)
+        self._connect_args['prepare_threshold'] = None
+        self._drop_connection()
+
+    def _give_up(self):
+        conn = self._conn
+        if conn is not None and self._pid == os.getpid():
+            self._hung = True
+            _hang_up(conn)
+
+    def close(self):
+        self._drop_connection()

@@ -10,13 +10,11 @@ NETPOOL_IPAM_TEST_POSTGRESQL=required (see postgresql_server.py).
 
 import gc
 import multiprocessing
-import os
 import re
-import subprocess
-import sys
 import threading
 import time
 
+import psycopg
 import pytest
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
@@ -383,22 +381,6 @@ def test_a_remote_server_without_a_verifiable_certificate_is_refused_by_default(
     open_store(spec).close()                            # this machine: libpq's default
 
 
-def test_module_utils_import_without_psycopg():
-    code = ('import sys; sys.modules["psycopg"] = None\n'
-            'from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store\n'
-            'from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError\n'
-            'try:\n'
-            '    open_store("postgresql://ipam:%s@127.0.0.1/ipam")\n'
-            'except IpamError as e:\n'
-            '    print(e.code); print(e.msg)\n' % SECRET)
-    import ansible_collections
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(os.path.dirname(p) for p in ansible_collections.__path__))
-    out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True).stdout
-    code_, msg = out.splitlines()[:2]
-    assert code_ == 'store_unavailable'
-    assert "pip install 'psycopg[binary]'" in msg and SECRET not in msg
-
-
 # -- a server session that dies ----------------------------------------------------
 
 def test_backend_killed_inside_a_reservation_keeps_nothing(web, spec):
@@ -550,15 +532,15 @@ def test_a_violation_psycopg_reports_as_pipeline_aborted_is_address_in_use(web, 
     not arrived with it, their "pipeline aborted" replaces the statement's UniqueViolation (CI saw a reservation
     over a damaged free span fail with store_unavailable). The store reads the violation behind it."""
     store, dummy = web
-    with server.admin() as admin, pytest.raises(_postgresql.pg_errors.PipelineAborted) as raised:
+    with server.admin() as admin, pytest.raises(psycopg.errors.PipelineAborted) as raised:
         try:
             admin.execute('INSERT INTO %s.reservation SELECT * FROM %s.reservation' % (schema[1], schema[1]))
         finally:
-            raise _postgresql.pg_errors.PipelineAborted('pipeline aborted')
+            raise psycopg.errors.PipelineAborted('pipeline aborted')
     aborted = raised.value
-    assert isinstance(aborted.__context__, _postgresql.pg_errors.UniqueViolation)
+    assert isinstance(aborted.__context__, psycopg.errors.UniqueViolation)
     assert store._translate(aborted).code == 'address_in_use'
-    assert store._translate(_postgresql.pg_errors.PipelineAborted('pipeline aborted')).code == 'store_unavailable'
+    assert store._translate(psycopg.errors.PipelineAborted('pipeline aborted')).code == 'store_unavailable'
 
 
 # -- processes ---------------------------------------------------------------------
@@ -600,133 +582,3 @@ def test_a_forked_process_closing_the_store_leaves_the_parent_session_alone(web,
     child.join()
     assert svc.reserve('web', 'parent')['reservation']['address'] == '10.0.0.11'
     assert store._conn.info.backend_pid == pid   # the same session: it was not ended and reopened
-
-
-def test_store_missing_psycopg_says_how_to_install(monkeypatch):
-    monkeypatch.setattr(_postgresql, 'psycopg', None)
-    error = _fails('store_unavailable', open_store, 'postgresql://ipam:%s@db.example/ipam' % SECRET)
-    assert "pip install 'psycopg[binary]'" in error.msg and SECRET not in error.msg
-
-
-def test_without_pipeline_mode_every_operation_still_works(spec, monkeypatch):
-    """libpq before 14 has no pipeline mode: each statement is then its own round trip, with the same results."""
-    monkeypatch.setattr(_postgresql, '_PIPELINE', False)
-    store, svc = _opened(spec)
-    svc.pool('web', subnets=[{'cidr': '10.0.0.0/29'}], reuse_delay=60)
-    assert [r['address'] for r in svc.reserve_owners('web', ['a', 'b', 'c'])['reservations']] == [
-        '10.0.0.1', '10.0.0.2', '10.0.0.3']
-    assert svc.reserve('web', 'b')['changed'] is False
-    assert [r['owner'] for r in svc.release(pool='web', owner='a')['released']] == ['a']
-    assert svc.reserve('web', 'd')['reservation']['address'] == '10.0.0.4'    # 10.0.0.1 rests
-    _intrude(store, svc, 'web', 'c')
-    assert store._pipeline is None
-    store.close()
-
-
-def test_without_psycopgs_private_sync_steps_a_transaction_that_wrote_nothing_still_ends(spec, monkeypatch):
-    """A write transaction without BEGIN that wrote nothing ends with a Sync not waited for, through two private
-    steps of psycopg's Pipeline (3.3); a psycopg without them ends it by leaving the pipeline (one round trip), and
-    every operation still works."""
-    import psycopg
-    assert _postgresql._SYNC_STEPS       # psycopg 3.3, as pinned
-    monkeypatch.setattr(_postgresql, '_SYNC_STEPS', False)
-    store, svc = _opened(spec)
-    svc.pool('web', subnets=[{'cidr': '10.0.0.0/29'}])
-    assert svc.reserve('web', 'a')['reservation']['address'] == '10.0.0.1'
-    assert svc.release(pool='web', owner='nobody')['changed'] is False     # locks, writes nothing
-    assert store._pipeline is None      # left: the way without the private steps
-    assert store._conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-    assert svc.reserve('web', 'b')['reservation']['address'] == '10.0.0.2'
-    assert svc.reserve('web', 'a')['changed'] is False
-    assert sorted(r['owner'] for r in _state(spec)['reservations']) == ['a', 'b']
-    store.close()
-
-
-# -- server-side prepared statements (issue 25) ----------------------------------------------------------------
-
-def _prepared(store):
-    """The statements the server holds prepared for the store's session."""
-    return [row[0] for row in store._conn.execute('SELECT statement FROM pg_prepared_statements',
-                                                  prepare=False).fetchall()]
-
-
-def test_statements_are_prepared_on_the_server_by_default(spec):
-    """A reservation's statements are prepared the first time the connection runs them, then reused: the second
-    reservation prepares nothing more (before issue 25 none were: prepare_threshold=None)."""
-    store, svc = _opened(spec)
-    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
-    svc.reserve('web', 'h1')
-    after_one = _prepared(store)
-    assert any('pg_advisory_xact_lock' in s for s in after_one), after_one
-    assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.2'
-    assert sorted(_prepared(store)) == sorted(after_one)
-    assert not any(s.startswith(('BEGIN', 'SET LOCAL', 'COMMIT')) for s in after_one), after_one
-    store.close()
-
-
-def test_prepared_statements_false_in_the_url_turns_them_off(spec):
-    """For a pooler that loses them (pgbouncer in transaction mode before 1.21): nothing prepared, every operation
-    the same; libpq never sees the option."""
-    store, svc = _opened(spec + '&prepared_statements=false')
-    svc.pool('web', subnets=[{'cidr': '10.0.0.0/29'}], reuse_delay=60)
-    assert [r['address'] for r in svc.reserve_owners('web', ['a', 'b', 'c'])['reservations']] == [
-        '10.0.0.1', '10.0.0.2', '10.0.0.3']
-    assert svc.reserve('web', 'b')['changed'] is False
-    assert [r['owner'] for r in svc.release(pool='web', owner='a')['released']] == ['a']
-    assert svc.reserve('web', 'd')['reservation']['address'] == '10.0.0.4'    # 10.0.0.1 rests
-    assert _prepared(store) == []
-    store.close()
-
-
-@pytest.mark.parametrize('url, dsn, prepared', [
-    ('postgresql://u@h/db', 'postgresql://u@h/db', True),
-    ('postgresql://u@h/db?prepared_statements=false', 'postgresql://u@h/db', False),
-    ('postgresql://u@h/db?sslmode=require&prepared_statements=OFF&application_name=x',
-     'postgresql://u@h/db?sslmode=require&application_name=x', False),
-    ('postgresql://u@h/db?prepared_statements=true&options=-csearch_path%3Dipam',
-     'postgresql://u@h/db?options=-csearch_path%3Dipam', True),
-    ('postgresql://u@h/db?a_prepared_statements=x', 'postgresql://u@h/db?a_prepared_statements=x', True),
-])
-def test_the_prepared_statements_option_is_taken_out_of_the_url(url, dsn, prepared):
-    assert _postgresql.prepared_statements(url, url) == (dsn, prepared)
-
-
-def test_a_prepared_statements_value_that_is_not_a_boolean_is_invalid_argument(spec):
-    with pytest.raises(IpamError) as refused:
-        open_store(spec + '&prepared_statements=sometimes')
-    assert refused.value.code == 'invalid_argument'
-    assert 'prepared_statements=sometimes is neither true nor false' in refused.value.msg
-    assert 'pgbouncer' in refused.value.msg
-
-
-def test_a_statement_after_psycopg_forgets_what_it_prepared_is_not_deallocated_behind_its_back(spec):
-    """psycopg forgets its prepared statements when it reads the answer of a DROP (or ALTER, ROLLBACK: a schema
-    migration, an absent store's tables, a check-mode transaction) and deallocates them on the server after the
-    next statement it sends. Read in pipeline mode, that answer may come with a later read's: the statement sent
-    next must not be one psycopg prepares then (it would be deallocated at once, and fail when run again)."""
-    store, svc = _opened(spec)
-    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
-    for _round in range(20):
-        with store.transaction():
-            store._execute('CREATE TEMPORARY TABLE scratch (a INT)')
-            store._execute('DROP TABLE scratch')                    # answered with the next read
-            assert store._one('SELECT ?::int', (1,)) == (1,)       # reads the DROP's answer: psycopg forgets
-            assert store._one('SELECT ?::int + 1', (1,)) == (2,)   # sent before the DEALLOCATE ALL
-            assert store._one('SELECT ?::int + 1', (2,)) == (3,)   # run again: still prepared
-    assert svc.reserve('web', 'h1')['reservation']['address'] == '10.0.0.1'
-    store.close()
-
-
-def test_a_deallocation_owed_at_commit_does_not_open_a_transaction_before_the_next_begin(spec):
-    """A read that ends with ROLLBACK (verify) is answered with the next transaction's first read; psycopg then
-    forgets its prepared statements and owes the server a DEALLOCATE ALL, which it sends right after the next
-    statement: COMMIT of a transaction that wrote nothing. Unawaited, it would open an implicit transaction in
-    which the next BEGIN ISOLATION LEVEL fails ("must be called before any query"; found by the stateful fuzz)."""
-    store, svc = _opened(spec)
-    svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
-    svc.reserve('web', 'h0')
-    for _round in range(3):
-        assert svc.verify()['problems'] == []                      # its ROLLBACK is answered later
-        assert svc.release(owner='h1')['changed'] is False          # reads that answer; wrote nothing: COMMIT
-        assert [p['name'] for p in svc.info()['pools']] == ['web']  # BEGIN ISOLATION LEVEL ... next
-    store.close()

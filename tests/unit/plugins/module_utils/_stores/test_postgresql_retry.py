@@ -19,7 +19,7 @@ import psycopg
 from ansible_collections.netpool.ipam.plugins.module_utils import _retry, _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, StoreUnavailable
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
-from ansible_collections.netpool.ipam.plugins.module_utils._stores import _postgresql
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _postgresql_connection
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql import PostgresqlStore
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
@@ -139,7 +139,7 @@ def lose_the_commit_answer(monkeypatch, applied):
         if applied:
             finish(self, keep)
             self._committing = True
-        _postgresql._hang_up(self._conn)
+        _postgresql_connection._hang_up(self._conn)
         self._one('SELECT 1')      # the connection is gone: psycopg raises OperationalError
         raise AssertionError('the connection was expected to be gone')
     monkeypatch.setattr(PostgresqlStore, '_finish', lossy)
@@ -188,9 +188,9 @@ def test_applied_reads_the_history_entry_of_the_transaction(spec):
 def test_retryable_sqlstates():
     for state in ('08000', '08001', '08003', '08004', '08006', '08007', '08P01', '57P01', '57P02', '57P03',
                   '40001', '40P01'):
-        assert _postgresql.retryable_sqlstate(state), state
+        assert _postgresql_connection.retryable_sqlstate(state), state
     for state in (None, '', '23505', '55P03', '57014', '42501', '28P01', '3D000', '57P04', '40002'):
-        assert not _postgresql.retryable_sqlstate(state), state
+        assert not _postgresql_connection.retryable_sqlstate(state), state
 
 
 def test_a_refused_connection_is_retried_a_refused_login_is_not(monkeypatch):
@@ -253,7 +253,7 @@ def test_psycopg_reports_a_lost_connection_as_operational_error():
     """What ``_translate`` relies on: a connection whose socket is shut is broken, OperationalError."""
     server.require_server()
     conn = psycopg.connect(server.database_dsn(), autocommit=True)
-    _postgresql._hang_up(conn)
+    _postgresql_connection._hang_up(conn)
     with pytest.raises(psycopg.OperationalError):
         conn.execute('SELECT 1')
     assert conn.broken

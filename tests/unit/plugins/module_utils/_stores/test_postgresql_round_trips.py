@@ -112,8 +112,9 @@ def test_statements_and_rows_of_a_reservation(counted):
     """Issue 25, third session: what a reservation sends and reads, counted on the wire. A new one runs three
     statements (the lock; the pools with what is due, the lowest free span and the owner's reservation; the writes as
     one), no BEGIN and no COMMIT (the pipeline's Sync ends the transaction); its rows are the lock's one and the
-    namespace's pools, one each (the owner's reservation rides on its pool's row). A rerun runs two and reads the same
-    rows. (Before: six statements, BEGIN, the lock, the owner's reservation, the pools, the writes, COMMIT.)"""
+    namespace's pools, one each (the owner's reservation rides on its pool's row). A rerun runs the same two and reads the
+    same rows, then BEGIN and COMMIT, sent not waited for, end its transaction (psycopg has no public "send a Sync, do
+    not wait"). (Before: six statements, BEGIN, the lock, the owner's reservation, the pools, the writes, COMMIT.)"""
     svc, counter = counted
     for name in ('web', 'db', 'mail'):
         svc.pool(name, subnets=[{'cidr': '10.%d.0.0/16' % len(name)}])
@@ -122,10 +123,11 @@ def test_statements_and_rows_of_a_reservation(counted):
         svc.reserve('web', 'h1')
     with counter.counting() as rerun:
         svc.reserve('web', 'h1')
+        svc.store._leave_pipeline()     # a Sync, awaited: what the rerun sent without waiting has passed the relay
     if new.statements is None:
         pytest.skip('the server talks TLS: the relay cannot read its messages')
     assert (new.statements, new.rows) == (3, 4), (new.statements, new.rows)
-    assert (rerun.statements, rerun.rows) == (2, 4), (rerun.statements, rerun.rows)
+    assert (rerun.statements, rerun.rows) == (4, 4), (rerun.statements, rerun.rows)
 
 
 def test_a_server_whose_default_isolation_is_not_read_committed_gets_begin():
