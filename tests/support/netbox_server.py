@@ -8,7 +8,7 @@
 database on the machine's PostgreSQL (once per machine: ``make netbox``); a session copies the template into
 a database of its own and serves it with gunicorn on a free loopback port. Each test starts from an empty
 IPAM: ``wipe`` empties NetBox's IPAM tables and change log in that database (the custom fields, tag and
-tokens stay).
+tokens stay). ``stop`` and ``start`` restart it, as a service manager restarts NetBox.
 
 Where NetBox cannot run (no PostgreSQL, Redis, Python 3.12 or libpq-dev) the tests skip with the reason,
 unless ``NETPOOL_IPAM_TEST_NETBOX=required`` (CI): then they fail. No mock stands in for NetBox.
@@ -66,6 +66,17 @@ def server():
     if 'error' in _state:
         _unavailable(_state['error'])
     return _state['server']
+
+
+def stop():
+    """Stop the session's NetBox as a service manager does (its gunicorn: SIGTERM, the requests under way finished);
+    ``start`` serves it again, on the same URL, from the same database."""
+    server()['gunicorn'].stop()
+
+
+def start():
+    """Serve the session's NetBox again after ``stop``; returns once it answers."""
+    server()['gunicorn'].start()
 
 
 def url():

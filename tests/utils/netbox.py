@@ -214,34 +214,59 @@ def _wait_ready(url, proc, deadline):
     raise Unavailable('NetBox did not answer %s/api/status/ within the start timeout' % url)
 
 
+class Gunicorn(object):
+    """NetBox served by gunicorn on a loopback port from one database: ``start``, ``stop`` and ``start`` again on
+    the same port, as a service manager restarts it (``pid``: gunicorn's master, which leads the session of its
+    workers)."""
+
+    def __init__(self, database, port):
+        self.database, self.port = database, port
+        self.url = 'http://127.0.0.1:%d' % port
+        self.log = os.path.join(CACHE, 'gunicorn-%d.log' % port)
+        self.proc = None
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def start(self, start_timeout=240):
+        """Start gunicorn and wait until NetBox answers."""
+        with open(self.log, 'a') as log:
+            self.proc = subprocess.Popen([os.path.join(VENV, 'bin', 'gunicorn'), '--bind', '127.0.0.1:%d' % self.port,
+                                          '--workers', '2', '--threads', '4', '--timeout', '120', 'netbox.wsgi'],
+                                         env=_environ(self.database), cwd=_package_dir(), stdout=log,
+                                         stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent)
+        _wait_ready(self.url, self.proc, time.monotonic() + start_timeout)
+
+    def stop(self):
+        """What ``systemctl stop`` does: SIGTERM to the master, which stops listening and lets its workers finish
+        the requests under way; SIGKILL after 30 s."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+
 @contextlib.contextmanager
 def serve(start_timeout=240):
-    """Yield ``{'url', 'tokens', 'v2_token', 'database', 'log', 'pid'}`` of a NetBox served on 127.0.0.1 from a
-    fresh copy of the template (``pid``: gunicorn's master, which leads the session of its workers); stop it and
-    drop the copy afterwards."""
+    """Yield ``{'url', 'tokens', 'v2_token', 'database', 'log', 'pid', 'gunicorn'}`` of a NetBox served on 127.0.0.1
+    from a fresh copy of the template (``gunicorn``: the ``Gunicorn`` serving it, to restart it); stop it and drop
+    the copy afterwards."""
     install()
     database = 'netpool_netbox_run_%s' % uuid.uuid4().hex[:12]
     _psql('CREATE DATABASE %s TEMPLATE %s' % (database, TEMPLATE))
-    port = _free_port()
-    log = open(os.path.join(CACHE, 'gunicorn-%d.log' % port), 'w')
-    proc = subprocess.Popen([os.path.join(VENV, 'bin', 'gunicorn'), '--bind', '127.0.0.1:%d' % port,
-                             '--workers', '2', '--threads', '4', '--timeout', '120', 'netbox.wsgi'],
-                            env=_environ(database), cwd=_package_dir(), stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True, preexec_fn=_die_with_parent)
-    url = 'http://127.0.0.1:%d' % port
+    server = Gunicorn(database, _free_port())
     try:
-        _wait_ready(url, proc, time.monotonic() + start_timeout)
-        yield {'url': url, 'tokens': dict(TOKENS), 'v2_token': 'nbt_%s.%s' % (V2_KEY, V2_TOKEN),
-               'database': database, 'log': log.name, 'pid': proc.pid}
+        server.start(start_timeout)
+        yield {'url': server.url, 'tokens': dict(TOKENS), 'v2_token': 'nbt_%s.%s' % (V2_KEY, V2_TOKEN),
+               'database': database, 'log': server.log, 'pid': server.pid, 'gunicorn': server}
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        log.close()
+        server.stop()
         _psql('DROP DATABASE IF EXISTS %s WITH (FORCE)' % database)
 
 
@@ -270,7 +295,7 @@ def main(argv):
             print(json.dumps({'version': VERSION, 'cache': CACHE, 'missing': why, 'installed': ready}))
         elif command == 'serve':
             with serve() as server:
-                print(json.dumps(server), flush=True)
+                print(json.dumps(dict((k, v) for k, v in server.items() if k != 'gunicorn')), flush=True)
                 signal.sigwait([signal.SIGINT, signal.SIGTERM])
         else:
             print('usage: netbox.py install | status | serve', file=sys.stderr)

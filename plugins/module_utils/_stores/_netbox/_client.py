@@ -9,9 +9,15 @@ errors worded for the user, the custom fields and tag made on the first change),
 and holds the transaction under way (``tx``): NetBox has no transactions across requests, so writes are kept
 (``later``) until the transaction commits and then sent in order (``send``); what was sent is undone if it fails
 (``undo``). The store (``_store``) and its free space (``_freespace``) use it through these public methods.
+
+NetBox going away (refused or reset connections, a request whose answer is lost, 502/503/504 from a proxy or a
+server starting or stopping) is marked for ``_retry`` here (``gone``), so that the task runs again until its
+``timeout``: a read, or a write that cannot have reached NetBox, as nothing kept; a write whose answer is lost as a
+lost commit, whose evidence (the history tokens of its changelog message, and whether writes sent before it were
+kept) the store's ``applied`` resolves by reading NetBox's change log before the next attempt. Such a write is never
+sent again blindly: the next attempt reads what NetBox holds first.
 """
 
-import contextlib
 import json
 
 from urllib.parse import urlsplit
@@ -19,16 +25,21 @@ from urllib.parse import urlsplit
 try:
     import requests
     from requests.adapters import HTTPAdapter
+    from urllib3.exceptions import ConnectTimeoutError
     from urllib3.util.retry import Retry
 except ImportError:  # pragma: no cover - exercised by the missing-library test
     requests = None
 
+from ansible_collections.netpool.ipam.plugins.module_utils import _retry
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, StoreUnavailable
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapping import (
     FIELDS, IPV6, PAGE, TAG, claim, claims_of, expiring)
 
 #: whether the ``requests`` library is there
 HAVE_REQUESTS = requests is not None
+
+#: what a proxy or a server starting or stopping answers: NetBox is away for now (``gone``)
+AWAY = (502, 503, 504)
 
 
 class Transaction(object):
@@ -51,6 +62,9 @@ class Transaction(object):
         self.due = {}               # (namespace, time) -> IP addresses whose netpool_expires is at or before it
         self.read = {}              # namespace -> (bound, IP addresses due by then); pool -> ranges: ``expect``
         self.ranges = {}            # (namespace, pool) -> the pool's IP ranges as NetBox holds them
+        # what a retry needs to know (``_retry``) when NetBox goes away part way
+        self.answered = 0           # writes NetBox answered
+        self.covered = 0            # of those, the writes ``undo`` can undo
 
 
 class Client(object):
@@ -83,6 +97,8 @@ class Client(object):
         self._session.close()
 
     def request(self, method, path, params=None, body=None, ok=(200, 201, 204)):
+        if method == 'DELETE':
+            ok = tuple(ok) + (404,)     # gone already (a DELETE resent after its answer was lost): done
         try:
             return self._send_request(method, path, params, body, ok)
         except Refused as e:
@@ -94,21 +110,38 @@ class Client(object):
 
     def _send_request(self, method, path, params, body, ok):
         url = path if path.startswith('http') else self.base + path
+        write = method != 'GET' and url != self.graphql
+        timeout = self.timeout
+        if _retry.remaining() is not None:      # within a task's retries: never past its deadline
+            timeout = max(0.1, min(timeout, _retry.remaining()))
         try:
             response = self._session.request(method, url, params=params,
                                              data=None if body is None else json.dumps(body),
-                                             timeout=(min(self.timeout, 10), self.timeout))
+                                             timeout=(min(timeout, 10), timeout))
         except requests.exceptions.SSLError as e:
             raise StoreUnavailable('Cannot verify the TLS certificate of NetBox at %s (%s). Install its CA, or set '
                                    'validate_certs: false for a test instance.' % (self.url, _first_line(e)))
+        except requests.exceptions.ConnectTimeout:
+            raise gone(StoreBusy('NetBox at %s did not accept a connection within %s seconds. Raise timeout, or '
+                                 'check the server.' % (self.url, min(timeout, 10))), False, write, body, self.tx)
         except requests.exceptions.Timeout:
-            raise StoreBusy('NetBox at %s did not answer %s %s within %s seconds. Raise timeout, or check the '
-                            'server.' % (self.url, method, _path(url), self.timeout))
+            raise gone(StoreBusy('NetBox at %s did not answer %s %s within %s seconds. Raise timeout, or check the '
+                                 'server.' % (self.url, method, _path(url), timeout)), True, write, body, self.tx)
+        except (requests.exceptions.ConnectionError, requests.exceptions.ChunkedEncodingError) as e:
+            raise gone(StoreUnavailable('Cannot reach NetBox at %s (%s). Check the store URL and that NetBox is '
+                                        'running.' % (self.url, _first_line(e))), not _unsent(e), write, body, self.tx)
         except requests.exceptions.RequestException as e:
             raise StoreUnavailable('Cannot reach NetBox at %s (%s). Check the store URL and that NetBox is running.'
                                    % (self.url, _first_line(e)))
         if response.status_code not in ok:
-            self._refuse(method, url, response)
+            try:
+                self._refuse(method, url, response)
+            except StoreUnavailable as e:
+                if response.status_code in AWAY:
+                    raise gone(e, True, write, body, self.tx)
+                raise
+        if write and self.tx is not None:
+            self.tx.answered += 1
         if method == 'POST' and self.tx is not None and response.status_code == 201 and '/ipam/' in url \
                 and '/ipam/vrfs/' not in url:
             made = response.json()
@@ -118,6 +151,7 @@ class Client(object):
             # undo then unmakes its history entry
             self.tx.undo += [('delete', obj['url'], ((bodies[min(i, len(bodies) - 1)] or {}).get('changelog_message')
                                                      or '').split(' ')[1:2]) for i, obj in enumerate(made)]
+            self.tx.covered += 1
         return response
 
     def _refuse(self, method, url, response):
@@ -169,18 +203,26 @@ class Client(object):
     def undo(self, tx):
         """Undo, newest first, what a transaction that failed sent (an allocation, the writes sent before it, or the
         first writes of a commit that failed part way): delete what it created, make again what it deleted, change
-        back what it changed. A reservation made again is the same reservation (its claim), at the same address."""
+        back what it changed. A reservation made again is the same reservation (its claim), at the same address.
+        Once NetBox is found gone the rest is left as it is (the next attempt of a retried task reads it). Whether
+        everything this transaction sent is undone."""
+        complete = tx.answered <= tx.covered        # every write sent has its undo (the undo's own not counted)
         for entry in reversed(list(tx.undo)):
             message = ' '.join(['netpool: undo'] + entry[-1])
-            with contextlib.suppress(StoreUnavailable, StoreBusy):
+            try:
                 if entry[0] == 'delete':
-                    self.request('DELETE', entry[1], body={'changelog_message': message}, ok=(204, 404))
+                    self.request('DELETE', entry[1], body={'changelog_message': message})
                 else:
                     entry[1](message)
+            except (StoreUnavailable, StoreBusy) as e:
+                if _retry.kind_of(e) is not None:
+                    return False
+        return complete
 
     def undoable(self, message, restore):
         """What a sent write that deleted or changed something needs if the transaction fails: ``restore``."""
         self.tx.undo.append(('restore', restore, message.split(' ')[1:2]))
+        self.tx.covered += 1
 
     def later(self, op, last=False, frees=None):
         """Keep a write until the transaction commits (``last``: after the others); ``frees``: the (version,
@@ -252,7 +294,9 @@ class Client(object):
             else:
                 data = self.request('POST', self.graphql, body={'query': query, 'variables': variables},
                                     ok=(200,)).json()
-        except StoreUnavailable:
+        except StoreUnavailable as e:
+            if _retry.kind_of(e) is not None:
+                raise       # NetBox is away, not its GraphQL API
             data = None     # GraphQL turned off, or not allowed: the REST API says what is wrong, if anything
         if not isinstance(data, dict) or data.get('errors') or not isinstance(data.get('data'), dict):
             self.graphql = None
@@ -305,7 +349,7 @@ class Client(object):
 
     def delete_address(self, ident, message):
         """Delete IP address ``ident`` (one already gone is fine)."""
-        self.request('DELETE', '/ipam/ip-addresses/%d/' % ident, body={'changelog_message': message}, ok=(204, 404))
+        self.request('DELETE', '/ipam/ip-addresses/%d/' % ident, body={'changelog_message': message})
 
 
 def holding(objects, base):
@@ -314,6 +358,27 @@ def holding(objects, base):
     wanted = claims_of(base)
     return sorted((o for o in objects if (o['custom_fields'] or {}).get('netpool_claim') in wanted),
                   key=lambda o: o['id'])
+
+
+def gone(error, sent, write, body, tx):
+    """``error`` (NetBox went away during a request) marked for ``_retry``: a write that may have reached NetBox
+    (``sent``) as a commit whose answer is lost, its evidence the history tokens of its changelog message and
+    whether the transaction ``tx`` had writes answered before it; anything else as nothing kept (``connect``: the
+    request cannot have reached NetBox). ``NetboxStore.transaction`` looks at it again with the whole transaction
+    in view."""
+    if write and sent:
+        bodies = body if isinstance(body, list) else [body]
+        tokens = [b['changelog_message'].split(' ')[1] for b in bodies
+                  if isinstance(b, dict) and (b.get('changelog_message') or '').startswith('netpool: ')]
+        return _retry.mark(error, _retry.COMMIT, {'kept': bool(tx is not None and tx.answered), 'tokens': tokens})
+    return _retry.mark(error, _retry.TRANSACTION if sent else _retry.CONNECT)
+
+
+def _unsent(error):
+    """Whether a connection error of ``requests`` happened before anything was sent: no connection was made
+    (refused, unreachable, timed out connecting)."""
+    reason = error.args[0] if error.args else None
+    return isinstance(getattr(reason, 'reason', reason), ConnectTimeoutError)
 
 
 def _first_line(error):

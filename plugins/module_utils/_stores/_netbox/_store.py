@@ -45,6 +45,7 @@ import time
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _retry
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, InvalidArgument, StoreUnavailable, Unsupported, missing_library)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import PREFETCH, Store
@@ -100,11 +101,31 @@ class NetboxStore(Store):
             yield self
             if write and commit:
                 self.client.send(tx)
-        except BaseException:
-            self.client.undo(tx)
+        except BaseException as e:
+            if _retry.kind_of(e) == _retry.COMMIT:
+                # a write NetBox may have applied, its answer lost: nothing is undone (it cannot be, unseen); the
+                # next attempt reads what NetBox holds, after ``applied`` has read whether the write was kept
+                raise
+            if not self.client.undo(tx) and _retry.kind_of(e) is not None:
+                _retry.mark(e, _retry.COMMIT, {'kept': True, 'tokens': []})     # what was sent stays
+            elif tx.answered and _retry.kind_of(e) is not None:
+                _retry.mark(e, _retry.TRANSACTION)      # sent, and undone
             raise
         finally:
             self.client.tx = None
+
+    def applied(self, evidence):
+        """Whether the writes of a transaction that NetBox went away from are in NetBox (``_retry``): those it
+        answered and were not undone (``kept``), or the write whose answer was lost, found in NetBox's change log by
+        the history token of its changelog message (one request: NetBox applies a request whole, a bulk allocation
+        of many reservations too, or not at all)."""
+        if evidence['kept']:
+            return True
+        if not evidence['tokens']:
+            return False
+        token = evidence['tokens'][0]
+        found = self.client.get('/core/object-changes/', {'q': token, 'limit': 10})['results']
+        return any((c.get('message') or '').startswith('netpool: %s ' % token) for c in found)
 
     def lock_pool(self, namespace, name):
         """Nothing: NetBox has no lock a client can hold. Its allocation is atomic, and the claim unique."""
@@ -335,7 +356,9 @@ class NetboxStore(Store):
         try:
             data = self.client.get(self.client.graphql, {'query': READ_WITH_POOL, 'variables': json.dumps(
                 {'claim': claim_pattern([wanted]), 'pool': pool})})
-        except StoreUnavailable:
+        except StoreUnavailable as e:
+            if _retry.kind_of(e) is not None:
+                raise       # NetBox is away, not its GraphQL API
             data = None     # GraphQL turned off, or not allowed: the REST API says what is wrong, if anything
         if not isinstance(data, dict) or data.get('errors') or not isinstance(data.get('data'), dict):
             self.client.graphql = None
