@@ -62,7 +62,7 @@ This is a private module: it may change at any time.
   transaction mode that loses them (pgbouncer before 1.21). Statements lost
   under a long-lived connection (``DISCARD ALL``, ``DEALLOCATE ALL``, a
   pooler) fail the transaction before its commit: it is retried once, this
-  process then prepares nothing on that URL (``lost_prepared``).
+  process then prepares nothing on that URL (``_lost_prepared``).
 - The parts of the store, by job: ``_postgresql_connection`` (connecting,
   pipeline mode, closing), ``_postgresql_statements`` (what is sent, when,
   prepared or not), ``_postgresql_transactions`` (BEGIN, COMMIT, rollback,
@@ -166,7 +166,7 @@ class PostgresqlStore(Transactions, SqlStore):
         if psycopg is None:
             raise missing_library('psycopg', 'for the PostgreSQL store %s' % self.where, 'psycopg[binary]')
         dsn, prepared = prepared_statements(spec, self.where)
-        prepared = prepared and spec not in connection.UNPREPARED     # (see ``lost_prepared``)
+        prepared = prepared and spec not in connection.UNPREPARED     # (see ``_lost_prepared``)
         try:
             params = conninfo_to_dict(dsn)
         except psycopg.Error as e:
@@ -180,7 +180,7 @@ class PostgresqlStore(Transactions, SqlStore):
         # batch, many controllers' workers on one connection each) parses and plans each statement once. A
         # one-shot worker pays nothing for it (the Parse goes in the same round trip). prepared_statements=false
         # in the URL turns them off, for poolers in transaction mode that lose them (pgbouncer before 1.21), and so
-        # does a process once it saw them lost on this store's URL (``lost_prepared``).
+        # does a process once it saw them lost on this store's URL (``_lost_prepared``).
         self._connect_args = {'autocommit': True, 'prepare_threshold': 0 if prepared else None}
         if token is not None:
             self._connect_args['password'] = token

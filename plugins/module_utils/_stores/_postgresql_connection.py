@@ -139,7 +139,7 @@ def _hang_up(conn):
 PIPELINE = psycopg is not None and hasattr(psycopg, 'Pipeline') and psycopg.Pipeline.is_supported()
 
 #: the store URLs (as given) under which a store of this process lost its prepared statements: a store opened
-#: on one of them afterwards prepares none (``Connection.lost_prepared``)
+#: on one of them afterwards prepares none (``Connection._lost_prepared``)
 UNPREPARED = set()
 
 
@@ -257,7 +257,7 @@ class Connection(object):
         except Exception:  # pylint: disable=broad-except
             pass  # the connection is broken or the pipeline aborted: the caller raises the first error
 
-    def lost_prepared(self):
+    def _lost_prepared(self):
         """The server no longer holds what psycopg prepared on this connection (a DISCARD ALL or DEALLOCATE ALL run
         by another client on this session, a pooler that gave it another server connection): from here on this
         store, and any store this process opens on the same URL, prepares nothing; the connection is closed

@@ -182,8 +182,8 @@ class Transactions(Statements):
             translated.args = (translated.msg,)
         if sqlstate in _LOST_PREPARED and self._connect_args.get('prepare_threshold') is not None:
             # A statement of the transaction failed: the server rolled it all back, even one whose COMMIT was sent.
-            # Run once more, without prepared statements (``lost_prepared``): nothing prepared, nothing to lose.
-            self.lost_prepared()
+            # Run once more, without prepared statements (``_lost_prepared``): nothing prepared, nothing to lose.
+            self._lost_prepared()
             translated.msg = ('The PostgreSQL store %s lost the statements this connection had prepared on the '
                               'server (%s): another client ran DISCARD ALL or DEALLOCATE ALL on its session, or '
                               'a pooler gave it another server connection. Nothing of the transaction was kept; it '
