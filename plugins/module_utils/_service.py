@@ -21,7 +21,7 @@ and given back, and when.
 import random
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _tree, _verify
+from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _owners, _tree, _verify
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, DamagedRow, InvalidArgument, PoolExhausted, pool_not_found)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Reservation
@@ -178,13 +178,27 @@ class Service(PoolOperations):
         # a store that allocates for itself)
         fresh = dict((i, self._fresh(p, requests[i][0], key, requests[i][2], ttl)) for i in order
                      if requests[i][1] is None and currents[i] is None)
-        self._allocate(p, [fresh[i] for i in order if i in fresh], version)
+        returned = self._returns(p, fresh, key, version)
+        self._allocate(p, [fresh[i] for i in order if i in fresh and i not in returned], version)
         for i in order:
             owner, at, metadata = requests[i]
             if at is None:
                 results[i] = self._reserve_one(p, owner, key, currents[i], None, version, metadata, ttl, force,
-                                               reassign, check, fresh.get(i))
+                                               reassign, check, fresh.get(i), i in returned)
         return results
+
+    def _returns(self, p, fresh, key, version):
+        """Of the new dynamic reservations ``fresh`` (``{index: Reservation}``), those whose owner comes back for
+        the address it left resting under the pool's reuse delay (``_owners.returning``), given that address:
+        their indexes. The others are left to ``_allocate``."""
+        returned = set()
+        for i in sorted(fresh):
+            found = _owners.returning(self.store, p, fresh[i].owner, key, version)
+            if found is not None:
+                self.store.free_space().take(p, *found)
+                fresh[i].version, fresh[i].address = found
+                returned.add(i)
+        return returned
 
     def _rerun(self, requests, held, ttl, version):
         """``(False, r, r)`` for each request when every one asks for what its owner holds already (a rerun,
@@ -246,9 +260,10 @@ class Service(PoolOperations):
             currents = [next((r for r in held.get(owner, ()) if r.version == version), None) for owner in owners]
             fresh = dict((i, self._fresh(p, owner, key, metadata, ttl)) for i, (owner, _a, metadata)
                          in enumerate(requests) if currents[i] is None)
-            self._allocate(p, [fresh[i] for i in sorted(fresh)], version)
+            returned = self._returns(p, fresh, key, version)
+            self._allocate(p, [fresh[i] for i in sorted(fresh) if i not in returned], version)
             results[version] = [self._reserve_one(p, owner, key, currents[i], None, version, metadata, ttl, False,
-                                                  False, check, fresh.get(i))
+                                                  False, check, fresh.get(i), i in returned)
                                 for i, (owner, _a, metadata) in enumerate(requests)]
         return list(zip(results[4], results[6]))
 
@@ -301,9 +316,11 @@ class Service(PoolOperations):
                                             if len(left) > 1 else ''))
 
     def _reserve_one(self, p, owner, key, current, wanted, version, metadata, ttl, force, reassign, check,
-                     placed=None):
+                     placed=None, returned=False):
         """Inside the locked transaction: ``(changed, before, after)`` of one reservation (SPEC §3.1, §3.2);
-        ``placed``: a new dynamic reservation already given its address (``_allocate``)."""
+        ``placed``: a new dynamic reservation already given its address (``_allocate``), ``returned``: the one its
+        owner left resting (``_returns``). A new static one for the address its owner left resting is a return
+        too."""
         namespace, pool = p.namespace, p.name
         before = self.results.reservation(current, p) if current else {}
         now = self._stamp()
@@ -312,6 +329,7 @@ class Service(PoolOperations):
         if wanted is None:
             r, predicted = self._reserve_dynamic(p, current, fresh, version)
         else:
+            returned = current is None and _owners.returning(self.store, p, owner, key, wanted[0]) == wanted
             r, predicted = self._reserve_static(p, current, fresh, wanted, force, reassign)
         if current is not None:
             if metadata is not None:
@@ -323,7 +341,7 @@ class Service(PoolOperations):
             r.updated_at = now
         self.store.save_reservation(r)
         if current is None:
-            action = 'reserve'
+            action = 'return' if returned else 'reserve'
         elif current.address != r.address or current.version != r.version:
             action = 'move'
         elif current.expires_at != r.expires_at:

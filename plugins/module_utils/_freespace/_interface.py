@@ -67,6 +67,12 @@ class FreeSpace(abc.ABC):
     def resting(self, pool, due=None):
         """(version, address, until) resting in the pool, sorted; with ``due``, those with until <= due."""
 
+    def rests(self, pool, version, n):
+        """Until when ``n`` rests in the pool under its reuse delay (an ISO time string), or None: one address
+        asked for (the owner that left it may come back for it). A store that can ask for one address at once
+        overrides this look-up through every rest of the pool."""
+        return next((until for v, m, until in self.resting(pool) if (v, m) == (version, n)), None)
+
     def count(self, pool, version, lo, hi):
         """How many addresses of [lo, hi] are free in the pool: the sizes of ``spans(pool, version, lo, hi)``."""
         return sum(last - first + 1 for _v, first, last in self.spans(pool, version, lo, hi))

@@ -84,6 +84,10 @@ class Spans(FreeSpace):
     def resting(self, pool, due=None):
         return self.store.released(pool.namespace, pool.name, due)
 
+    def rests(self, pool, version, n):
+        found = self.store.released(pool.namespace, pool.name, address=(version, n))
+        return found[0][2] if found else None
+
     # -- the spans, address by address ------------------------------------
     def _allocatable(self, pool, subnet):
         """What ``subnet`` of ``pool`` may hand out: its ranges less exclusions, gateway, child pools and what

@@ -266,8 +266,9 @@ class SpanStore(Store):
         """Keep ``address`` out of dynamic allocation until ``until``."""
 
     @abc.abstractmethod
-    def released(self, namespace, pool, due=None):
-        """``(version, address, until)`` of the pool, sorted; with ``due``, those with until <= due."""
+    def released(self, namespace, pool, due=None, address=None):
+        """``(version, address, until)`` of the pool, sorted; with ``due``, those with until <= due; with
+        ``address`` (``(version, n)``), that one address if it rests (one indexed look-up)."""
 
     @abc.abstractmethod
     def remove_released(self, namespace, pool, version, address):

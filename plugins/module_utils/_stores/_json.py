@@ -451,8 +451,11 @@ class JsonStore(SpanStore):
     def add_released(self, namespace, pool, version, address, until):
         self._changed().released.setdefault((namespace, pool), {})[(version, address)] = until
 
-    def released(self, namespace, pool, due=None):
-        items = sorted(self._state.released.get((namespace, pool), {}).items())
+    def released(self, namespace, pool, due=None, address=None):
+        resting = self._state.released.get((namespace, pool), {})
+        if address is not None:
+            resting = dict((a, resting[a]) for a in [tuple(address)] if a in resting)
+        items = sorted(resting.items())
         return [(v, n, until) for (v, n), until in items if due is None or until <= due]
 
     def remove_released(self, namespace, pool, version, address):
@@ -464,7 +467,9 @@ class JsonStore(SpanStore):
 
     def find_history(self, namespace=None, pool=None, owner=None, address=None):
         wanted = (('namespace', namespace), ('pool', pool), ('owner', owner), ('address', address))
-        return [dict(e) for e in self._state.all_history() if all(v is None or e.get(k) == v for k, v in wanted)]
+        # an owner's history in a pool is one group of the document: read that group only
+        group = (namespace, pool, owner) if None not in (namespace, pool, owner) else None
+        return [dict(e) for e in self._state.all_history(group) if all(v is None or e.get(k) == v for k, v in wanted)]
 
     def clear_history(self):
         state = self._changed()

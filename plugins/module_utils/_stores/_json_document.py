@@ -239,9 +239,13 @@ class State(object):
         entry['id'] = self.last_id
         self.history.setdefault((entry['namespace'], entry['pool'] or '', entry['owner'] or ''), []).append(entry)
 
-    def all_history(self):
-        """Every entry, oldest first (by time, then id: two merged branches may have given one id twice)."""
-        entries = [e for group in self.history.values() for e in group]
+    def all_history(self, group=None):
+        """Every entry, oldest first (by time, then id: two merged branches may have given one id twice); with
+        ``group`` (namespace, pool or '', owner or ''), those of that one group (a pool's, or an owner's in it)."""
+        if group is not None:
+            entries = list(self.history.get(group, ()))
+        else:
+            entries = [e for group in self.history.values() for e in group]
         entries.sort(key=lambda e: (e['time'], e['id'], e['namespace'], e['pool'] or '', e['owner'] or ''))
         return entries
 

@@ -485,13 +485,16 @@ class SqlStore(SpanStore):
                       'ON CONFLICT (namespace, pool, address) DO UPDATE SET until = excluded.until',
                       (namespace, pool, iv.key(version, address), until))
 
-    def released(self, namespace, pool, due=None):
+    def released(self, namespace, pool, due=None, address=None):
         if self._nothing_due(namespace, 1, due):
             return []
         sql, params = 'SELECT address, until FROM released WHERE namespace = ? AND pool = ?', [namespace, pool]
         if due is not None:
             sql += ' AND until <= ?'
             params.append(due)
+        if address is not None:
+            sql += ' AND address = ?'
+            params.append(iv.key(*address))
         rows = self._rows(sql + ' ORDER BY address', params)
         for row in rows:
             try:

@@ -193,6 +193,10 @@ class NetboxFreeSpace(FreeSpace):
     def resting(self, pool, due=None):
         return [(v, n, until) for v, n, until, _id in self._resting(pool, due)]
 
+    def rests(self, pool, version, n):
+        found = self._resting(pool, v_n=(version, n))
+        return found[0][2] if found else None
+
     def settle(self, pool, now):
         for v, n, _until, ident in self._resting(pool, due=now):
             self.client.later(functools.partial(self.client.delete_address, ident), frees=(v, n))
