@@ -11,8 +11,8 @@ isolated state). Everything here goes through the service, the way modules do.
 One module per rule, each a mixin on ``_base.Base``: ``pools`` (and the map and
 counts), ``ranges``, ``reserve``, ``release``, ``leases`` (and the reuse delay),
 ``tree`` (parent and children), ``tree_ranges`` (children by ranges), ``batches`` (``owners``), ``changes`` (check mode,
-history), ``verify``, ``inventory``, ``concurrency``, ``dual`` (``family: dual``). A new rule goes in the module
-of its kind, or a new module added to ``StoreContract`` below.
+history), ``verify``, ``inventory``, ``concurrency``, ``dual`` (``family: dual``), ``owners`` (the returning owner). A
+new rule goes in the module of its kind, or a new module added to ``StoreContract`` below.
 
 A store that cannot hold something of the SPEC says ``unsupported`` for it (SPEC §5)
 and names it in ``cannot``: the tests marked ``needs`` with it are skipped for that
@@ -36,6 +36,7 @@ from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.co
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.inventory import InventoryTests
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.leases import (
     LeaseTests, ReuseDelayTests)
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.owners import ReturningOwnerTests
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.pools import (
     CountTests, MapTests, PoolTests)
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.ranges import RangeTests
@@ -55,7 +56,8 @@ __all__ = ['Clock', 'StoreContract', 'file_mode', 'needs']
 
 class StoreContract(PoolTests, RangeTests, ReserveTests, ReleaseTests, CheckModeTests, HistoryTests, LeaseTests,
                     ReuseDelayTests, SweepTests, ChildPoolTests, TreeTests, RangesChildTests, ReassignTests, OwnersTests,
-                    MapTests, CountTests, ConcurrencyTests, VerifyTests, InventoryTests, DualTests):
+                    MapTests, CountTests, ConcurrencyTests, VerifyTests, InventoryTests, DualTests,
+                    ReturningOwnerTests):
     """Every rule of the SPEC that a store must uphold. Inherit it; provide the ``spec`` fixture."""
 
 
