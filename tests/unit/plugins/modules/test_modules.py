@@ -219,3 +219,21 @@ def test_vips_beside_nodes_in_one_24(store, capsys):
         assert code == 1 and out['error'] == 'invalid_argument', out
     code, out = run(info, {'store': store, 'verify': True}, capsys)
     assert code == 0 and out['problems'] == []
+
+
+def test_an_owner_that_comes_back_within_the_reuse_delay_keeps_its_address(store, capsys):
+    """Released, then reserved again while its address rests (reuse_delay): the same address, recorded as a
+    return; another owner that came in between has the next one."""
+    run(pool, {'name': 'web', 'cidr': '10.0.0.0/28', 'reuse_delay': 3600, 'store': store}, capsys)
+    for owner in ('h1', 'h2'):
+        run(reservation, {'pool': 'web', 'owner': owner, 'store': store}, capsys)
+    code, out = run(reservation, {'pool': 'web', 'owner': 'h1', 'state': 'absent', 'store': store}, capsys)
+    assert code == 0 and out['released'][0]['address'] == '10.0.0.1'
+    code, out = run(reservation, {'pool': 'web', 'owner': 'h3', 'store': store}, capsys)
+    assert out['reservation']['address'] == '10.0.0.3'
+    code, out = run(reservation, {'pool': 'web', 'owner': 'h1', 'store': store, '_ansible_check_mode': True}, capsys)
+    assert code == 0 and out['changed'] and out['reservation']['address'] == '10.0.0.1'
+    code, out = run(reservation, {'pool': 'web', 'owner': 'h1', 'store': store}, capsys)
+    assert code == 0 and out['changed'] and out['reservation']['address'] == '10.0.0.1'
+    code, out = run(info, {'owner': 'h1', 'history': True, 'store': store}, capsys)
+    assert [e['action'] for e in out['history']] == ['reserve', 'release', 'return']

@@ -343,6 +343,51 @@ def test_reserve_role_marks_changed_the_hosts_whose_address_changed(tmp_path):
         assert code == 0 and changed_hosts(out) == {'n2': 1}, out
 
 
+RETURN_PLAY = """
+- name: Declare the pool, whose released addresses rest an hour
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+      vars:
+        ipam_pools: [{name: p, cidr: 10.64.0.0/24, reuse_delay: 3600}]
+
+- name: Reserve
+  hosts: nodes
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.reserve
+      vars:
+        ipam_pool: p
+        ipam_state: "{{ state | default('present') }}"
+  tasks:
+    - name: Show the address
+      ansible.builtin.debug:
+        msg: "ADDRESS {{ inventory_hostname }} {{ ipam_address | default('none', true) }}"
+"""
+
+
+def addresses(out):
+    """{host: address} the play showed."""
+    return dict(re.findall(r'ADDRESS (n\d) (\S+)"', out))
+
+
+def test_reserve_role_gives_a_host_back_the_address_it_released_within_the_reuse_delay(tmp_path):
+    """A host released (decommissioned) and reserved again (re-provisioned) while its address rests keeps that
+    address; a host added meanwhile takes the next free one."""
+    env = dict(NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
+    code, out = playbook(tmp_path, RETURN_PLAY, **env)
+    assert code == 0 and addresses(out) == {'n1': '10.64.0.1', 'n2': '10.64.0.2'}, out
+    code, out = playbook(tmp_path, RETURN_PLAY, '-e', 'state=absent', '--limit', 'localhost,n1', **env)
+    assert code == 0, out
+    (tmp_path / 'inventory.ini').write_text('localhost ansible_connection=local\n[nodes]\nn1\nn2\nn3\n')
+    code, out = playbook(tmp_path, RETURN_PLAY, '--limit', 'localhost,n3', **env)
+    assert code == 0 and addresses(out) == {'n3': '10.64.0.3'}, out
+    for args in (['--check'], []):
+        code, out = playbook(tmp_path, RETURN_PLAY, *args, **env)
+        assert code == 0 and addresses(out) == {'n1': '10.64.0.1', 'n2': '10.64.0.2', 'n3': '10.64.0.3'}, out
+
+
 PUBLISH_DIRECTORIES_PLAY = """
 - name: Declare a pool with a host that has a MAC and a name
   hosts: localhost
