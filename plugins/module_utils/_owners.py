@@ -13,7 +13,7 @@ delay is over (the address is free to anyone then). The service asks ``returning
 reservation, and for a static one to name the history action (``return``); nothing here writes.
 
 Every question is an indexed one (the owner's history in the pool, one resting address, the address's history in the
-pool), so the cost of a request does not grow with the addresses the pool holds or lets rest.
+namespace), so the cost of a request does not grow with the addresses the pool holds or lets rest.
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
@@ -28,8 +28,8 @@ def returning(store, pool, owner, key, version):
     ``pool`` under ``key`` and gets back, as ``(version, n)``; None when there is none.
 
     The owner's last history entry in the pool for that key (and family) is its release (or expiry) of the
-    address, the address still rests in the pool, the last history entry of the address in the pool is that
-    same release (no other owner took it since), and the pool may still hand it out (its shape may have changed
+    address, the address still rests in the pool, the last history entry of the address in the namespace is that
+    same release (no other owner took it since, in this pool or another of its tree), and the pool may still hand it out (its shape may have changed
     while the address rested)."""
     if not pool.reuse_delay:
         return None
@@ -44,7 +44,8 @@ def returning(store, pool, owner, key, version):
     v, n = address.version, int(address)
     if store.free_space().rests(pool, v, n) is None:
         return None
-    since = store.find_history(pool.namespace, pool.name, address=last['address'])
+    # of the namespace, not the pool: pools overlap within a tree, and a child's owner may have held it meanwhile
+    since = store.find_history(pool.namespace, address=last['address'])
     if not since or not _same(since[-1], last):
         return None
     subnet = pool.subnet_of(v, n)

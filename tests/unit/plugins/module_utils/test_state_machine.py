@@ -187,6 +187,11 @@ class IpamMachine(RuleBasedStateMachine):
         self.pools = {}         # (ns, name) -> PoolModel
         self.res = {}           # (ns, pool, owner, key) -> {'vn': (v, n), 'expires': int or None}
         self.waiting = {}       # (ns, pool) -> {(v, n): until}
+        # the history, as far as the returning owner needs it: each entry a number, in order
+        self.story = {}         # (ns, pool, owner, key) -> [(entry, 'left' or 'held', (v, n))]
+        self.named = {}         # (ns, (v, n)) -> the last entry naming the address in the namespace
+        self.entries = 0
+        self.returned = None    # the address the last dynamic request of the model got back, or None
 
     def _open(self):
         return open_store('%s/ipam.%s' % (self.dir, self.kind))
@@ -201,13 +206,36 @@ class IpamMachine(RuleBasedStateMachine):
         return int(self.clock())
 
     def _state(self):
-        return copy.deepcopy((self.pools, self.res, self.waiting))
+        return copy.deepcopy((self.pools, self.res, self.waiting, self.story, self.named))
 
     def _restore(self, state):
-        self.pools, self.res, self.waiting = state
+        self.pools, self.res, self.waiting, self.story, self.named = state
+
+    def _note(self, ident, kind, vn):
+        """A history entry of ``ident`` naming ``vn``: ``left`` (release, expire) or ``held`` (any other)."""
+        self.entries += 1
+        self.story.setdefault(ident, []).append((self.entries, kind, vn))
+        self.named[(ident[0], vn)] = self.entries
+
+    def _returning(self, ns, name, owner, key, family):
+        """The address ``owner`` left resting in the pool under ``key`` (of ``family``, or either with None) and
+        gets back (SPEC §3.3), or None: its last entry there left it, it still rests there, nobody in the
+        namespace was named with it since, and the pool may still hand it out."""
+        pool = self.pools[(ns, name)]
+        story = [e for e in self.story.get((ns, name, owner, key), []) if family is None or e[2][0] == family]
+        if not pool.delay or not story or story[-1][1] != 'left':
+            return None
+        entry, _kind, vn = story[-1]
+        sub = pool.subnet_of(vn)
+        if vn not in self.waiting.get((ns, name), {}) or self.named.get((ns, vn)) != entry or sub is None \
+                or vn[1] not in sub.allocatable() - self._carved(ns, name, sub) - self._withheld(ns, name, sub) \
+                or vn in self._held_in(ns):
+            return None
+        return vn
 
     def _release(self, ident):
         r = self.res.pop(ident)
+        self._note(ident, 'left', r['vn'])
         pool = self.pools.get(ident[:2])
         if pool is not None and pool.delay:
             self.waiting.setdefault(ident[:2], {})[r['vn']] = self.now + pool.delay
@@ -287,10 +315,14 @@ class IpamMachine(RuleBasedStateMachine):
         self._expire(ns, name)
         cur = self.res.get(ident)
         if wanted is None:
+            self.returned = None
             if cur is not None:
                 if family is not None and cur['vn'][0] != family:
                     raise Expect('invalid_argument')
                 options = set([cur['vn']])
+            elif self._returning(ns, name, ident[2], ident[3], family) is not None:
+                self.returned = self._returning(ns, name, ident[2], ident[3], family)
+                options = set([self.returned])
             else:
                 subnets = [s for s in pool.subnets if family is None or s.version == family]
                 if not subnets:         # no subnet of the family: no free address of it (SPEC §3.1)
@@ -328,6 +360,8 @@ class IpamMachine(RuleBasedStateMachine):
         holder = next((i for i, r in self.res.items() if i[0] == ns and r['vn'] == vn and i != ident), None)
         if holder is not None:
             del self.res[holder]
+            self._note(holder, 'held', vn)      # reassign
+        self._note(ident, 'held', vn)
         if cur is not None and cur['vn'] != vn:
             del self.res[ident]
             if pool.delay:
@@ -422,6 +456,7 @@ class IpamMachine(RuleBasedStateMachine):
             for vn, until in moved.items():
                 into.setdefault(vn, until)
         for ident in held:
+            self._note(ident, 'left', self.res[ident]['vn'])
             del self.res[ident]
 
     @rule(data=st.data(), name=st.sampled_from(CHILDREN), prefix=st.sampled_from(PREFIXES),
@@ -658,7 +693,7 @@ class IpamMachine(RuleBasedStateMachine):
             if wanted is None and cur is None:
                 sub = self.pools[(ns, name)].subnet_of(vn)
                 assert vn[1] in sub.allocatable() and not sub.excluded(vn[1]) and vn[1] != sub.gateway
-                assert vn not in self._held_in(ns) and vn not in self._waiting_in(ns)
+                assert vn not in self._held_in(ns) and (vn == self.returned or vn not in self._waiting_in(ns))
                 assert vn[1] not in self._carved(ns, name, sub)
                 assert vn[1] not in self._withheld(ns, name, sub), 'an ancestor withholds %s' % _addr(*vn)
             changed = self._commit_reserve(ident, vn, cur, ttl, wanted is not None)
@@ -879,6 +914,7 @@ class IpamMachine(RuleBasedStateMachine):
         for ident in [ident for ident in self.res if ident[:2] == (ns, name)]:
             if ident[1:] in released:
                 assert force and sub.version == self.res[ident]['vn'][0] and self.res[ident]['vn'] not in sub
+                self._note(ident, 'left', self.res[ident]['vn'])
                 del self.res[ident]         # released outside every subnet: nothing rests
         pool.subnets[i] = sub
         for child in self._children(ns, name):      # a child by ranges is on its parent's cidrs: it follows
