@@ -73,6 +73,10 @@ class DualMachine(RuleBasedStateMachine):
         self.delay = {}         # pool -> reuse delay
         self.res = {}           # (pool, owner, key, version) -> {'n': int, 'expires': int or None}
         self.waiting = {}       # (pool, version, n) -> until
+        # the history, as far as the returning owner needs it: each entry a number, in order
+        self.story = {}         # (pool, owner, key) -> [(entry, 'left' or 'held', (version, n))]
+        self.named = {}         # (version, n) -> the last entry naming the address
+        self.entries = 0
 
     def _open(self):
         return open_store('%s/ipam.%s' % (self.dir, self.kind))
@@ -95,8 +99,28 @@ class DualMachine(RuleBasedStateMachine):
         for where in [w for w, until in self.waiting.items() if w[0] == pool and until <= self.now]:
             del self.waiting[where]
 
-    def _release(self, ident):
+    def _note(self, ident, kind, vn):
+        """A history entry of ``ident`` (pool, owner, key) naming ``vn``: ``left`` (release, expire) or ``held``."""
+        self.entries += 1
+        self.story.setdefault(ident, []).append((self.entries, kind, vn))
+        self.named[vn] = self.entries
+
+    def _returning(self, pool, owner, key, version):
+        """The address (version, n) ``owner`` left resting in ``pool`` under ``key`` (of ``version``, or either
+        with None) and gets back (SPEC §3.3), or None: its last entry there left it, it still rests, nobody was named
+        with it since."""
+        story = [e for e in self.story.get((pool, owner, key), []) if version is None or e[2][0] == version]
+        if not self.delay[pool] or not story or story[-1][1] != 'left':
+            return None
+        entry, _kind, (v, n) = story[-1]
+        if (pool, v, n) not in self.waiting or self.named.get((v, n)) != entry or self._holder(v, n) is not None:
+            return None
+        return v, n
+
+    def _release(self, ident, note=True):
         r = self.res.pop(ident)
+        if note:        # a static request's move is one entry, naming the new address
+            self._note(ident[:3], 'left', (ident[3], r['n']))
         if self.delay[ident[0]]:
             self.waiting[(ident[0], ident[3], r['n'])] = self.now + self.delay[ident[0]]
 
@@ -123,6 +147,7 @@ class DualMachine(RuleBasedStateMachine):
             return False
         self.res[ident] = {'n': n, 'expires': expires}
         self.waiting.pop((ident[0], ident[3], n), None)
+        self._note(ident[:3], 'held', (ident[3], n))
         return True
 
     def _current(self, pool, owner, key, version):
@@ -138,11 +163,11 @@ class DualMachine(RuleBasedStateMachine):
 
     def _model(self, predict, *args):
         """Run ``predict`` on the model; restore it and re-raise where the call must fail."""
-        saved = copy.deepcopy((self.res, self.waiting))
+        saved = copy.deepcopy((self.res, self.waiting, self.story, self.named))
         try:
             return predict(*args)
         except Expect:
-            self.res, self.waiting = saved
+            self.res, self.waiting, self.story, self.named = saved
             raise
 
     @initialize(six_first=st.booleans(), delay=st.sampled_from((0, 60)), gateway=st.booleans())
@@ -169,7 +194,9 @@ class DualMachine(RuleBasedStateMachine):
             for owner in owners:
                 ident = (pool, owner, key, version)
                 cur = self.res.get(ident)
-                if cur is None:
+                if cur is None and self._returning(pool, owner, key, version) is not None:
+                    n, expires = self._returning(pool, owner, key, version)[1], None
+                elif cur is None:
                     free = self._free(pool, version)
                     if not free:
                         raise Expect('pool_exhausted')
@@ -233,6 +260,9 @@ class DualMachine(RuleBasedStateMachine):
                 if version is not None and ident[3] != version:
                     raise Expect('invalid_argument')
                 return (ident[3], cur['n']), self._take(ident, cur['n'], expires)
+            back = self._returning(pool, owner, key, version)
+            if back is not None:
+                return back, self._take((pool, owner, key, back[0]), back[1], expires)
             for sub in self.subs[pool]:
                 if version in (None, sub.version) and self._free(pool, sub.version):
                     n = self._free(pool, sub.version)[0]
@@ -251,8 +281,9 @@ class DualMachine(RuleBasedStateMachine):
             raise Expect('address_excluded')
         if holder is not None:
             del self.res[holder]
+            self._note(holder[:3], 'held', (v, n))      # reassign
         if cur is not None:
-            self._release(ident)
+            self._release(ident, note=False)
         self._take((pool, owner, key, v), n, expires)
         return wanted, True
 
