@@ -202,8 +202,9 @@ reservations:
 history:
   description:
     - The changes matching the filters, oldest first. C(object) is C(pool), C(range) or C(reservation); C(action)
-      is for example C(create), C(update), C(delete), C(add), C(remove), C(reserve), C(move), C(renew),
-      C(reassign), C(release) or C(expire); C(old) and C(new) are the object before and after.
+      is for example C(create), C(update), C(delete), C(add), C(remove), C(reserve), C(return) (an owner given back
+      the address it released, still resting under the pool's reuse delay), C(move), C(renew), C(reassign),
+      C(release) or C(expire); C(old) and C(new) are the object before and after.
   returned: when O(history=true)
   type: list
   elements: dict

@@ -156,6 +156,10 @@ options:
       - How long a released address stays out of dynamic allocation, so that ARP and DNS caches pointing at the
         old holder expire first. Seconds, or a duration such as V(30m), V(12h) or V(7d).
       - A new pool uses V(0) when not given. A static request may still take such an address.
+      - The owner that released the address (or whose lease ran out), asking again with the same key and family
+        while the address still rests, gets it back (a re-created VM, a host decommissioned and provisioned again
+        keep their address), unless another owner took it meanwhile. Once the delay is over the address is free
+        to anyone.
     type: str
   description:
     description:
