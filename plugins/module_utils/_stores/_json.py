@@ -467,12 +467,15 @@ class JsonStore(SpanStore):
 
     def find_history(self, namespace=None, pool=None, owner=None, address=None):
         wanted = (('namespace', namespace), ('pool', pool), ('owner', owner), ('address', address))
-        # an owner's history in a pool is one group of the document: read that group only
+        # an owner's history in a pool is one group of the document, an address's is indexed: read those only
         group = (namespace, pool, owner) if None not in (namespace, pool, owner) else None
-        return [dict(e) for e in self._state.all_history(group) if all(v is None or e.get(k) == v for k, v in wanted)]
+        named = (namespace, address) if group is None and None not in (namespace, address) else None
+        return [dict(e) for e in self._state.all_history(group, named)
+                if all(v is None or e.get(k) == v for k, v in wanted)]
 
     def clear_history(self):
         state = self._changed()
         state.history.clear()
+        state.addressed = None
         state.rendered.clear()
         state.lines = dict((k, v) for k, v in state.lines.items() if len(k) != 2)

@@ -152,6 +152,7 @@ class State(object):
         self.places = {}         # identity -> (version, address)
         self.holders = {}        # (namespace, version, address) -> identity
         self.history = {}        # (namespace, pool, owner or '') -> [entry]
+        self.addressed = None    # (namespace, address) -> [entry], made when first asked for (``all_history``)
         self.last_id = 0
         self.lines = {}          # identity or (history group, index) -> the item serialised (items rarely change)
         self.rendered = {}       # history group -> (its length, its list as text)
@@ -238,11 +239,22 @@ class State(object):
         self.last_id += 1
         entry['id'] = self.last_id
         self.history.setdefault((entry['namespace'], entry['pool'] or '', entry['owner'] or ''), []).append(entry)
+        if self.addressed is not None and entry.get('address'):
+            self.addressed.setdefault((entry['namespace'], entry['address']), []).append(entry)
 
-    def all_history(self, group=None):
+    def all_history(self, group=None, address=None):
         """Every entry, oldest first (by time, then id: two merged branches may have given one id twice); with
-        ``group`` (namespace, pool or '', owner or ''), those of that one group (a pool's, or an owner's in it)."""
-        if group is not None:
+        ``group`` (namespace, pool or '', owner or ''), those of that one group (a pool's, or an owner's in it); with
+        ``address`` (namespace, address), those naming that address in the namespace."""
+        if address is not None:
+            if self.addressed is None:
+                self.addressed = {}
+                for entries in self.history.values():
+                    for e in entries:
+                        if e.get('address'):
+                            self.addressed.setdefault((e['namespace'], e['address']), []).append(e)
+            entries = list(self.addressed.get(address, ()))
+        elif group is not None:
             entries = list(self.history.get(group, ()))
         else:
             entries = [e for group in self.history.values() for e in group]

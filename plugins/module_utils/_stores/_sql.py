@@ -517,9 +517,12 @@ class SqlStore(SpanStore):
 
     def find_history(self, namespace=None, pool=None, owner=None, address=None):
         where, params = [], []
+        # an owner's or an address's entries are found by their own index: ``|| ''`` keeps the pool's index out,
+        # which SQLite (without statistics) prefers for its two columns, reading the pool's whole history
+        pinned = owner is not None or address is not None
         for column, value in (('namespace', namespace), ('pool', pool), ('owner', owner), ('address', address)):
             if value is not None:
-                where.append('%s = ?' % column)
+                where.append(("%s || '' = ?" if pinned and column in ('namespace', 'pool') else '%s = ?') % column)
                 params.append(value)
         sql = 'SELECT id, %s FROM history' % ', '.join(HISTORY_COLUMNS)
         if where:
