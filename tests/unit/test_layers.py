@@ -33,7 +33,7 @@ LAYERS = [
     ('tree', [MU + '_tree']),
     ('free space', [MU + '_freespace', MU + '_freespace.*']),
     ('stores', [MU + '_stores', MU + '_stores.*']),
-    ('rules beside the service', [MU + '_reshape', MU + '_verify', MU + '_results', MU + '_transfer']),
+    ('rules beside the service', [MU + '_reshape', MU + '_verify', MU + '_results', MU + '_transfer', MU + '_align']),
     ('service', [MU + '_service', MU + '_pools']),
     ('runner', [MU + '_runner', MU + '_options']),
     ('adapter', ['plugins.plugin_utils.*', MU + '_module']),
