@@ -117,8 +117,8 @@ def test_align_with(store, capsys):
     code, out = run(info, {'verify': True, 'store': store}, capsys)
     assert [p['code'] for p in out['problems']] == ['alignment_mismatch']
     code, out = run(reservation, args, capsys)
-    assert code == 0 and (out['diff']['before']['address'], out['reservation']['address']) == ('10.2.0.23',
-                                                                                             '10.2.0.24')
+    assert code == 0 and out['diff']['before']['address'] == '10.2.0.23'
+    assert out['reservation']['address'] == '10.2.0.24'
     code, out = run(reservation, dict(args, owner='b'), capsys)
     assert code == 1 and out['error'] == 'not_reserved' and "'mgmt'" in out['msg']
     code, out = run(reservation, dict(args, address='10.2.0.5'), capsys)
