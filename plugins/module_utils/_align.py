@@ -163,10 +163,10 @@ def _rerun(svc, namespace, pool, requests, held, key, ttl, versions, align_with)
         at = targets(svc, p, source_pool, requests, key, versions, strict=False)
     except (AddressOutOfPool, InvalidArgument, NotReserved):
         return None
-    per_version = []
+    per_version, dual = [], len(versions) == 2
     for version in versions:
         pinned = [(owner, at[(i, version)], metadata) for i, (owner, _a, metadata) in enumerate(requests)]
-        results = svc._rerun(pinned, dict((owner, [r for r in rs if version is None or r.version == version])
+        results = svc._rerun(pinned, dict((owner, [r for r in rs if not dual or r.version == version])
                                           for owner, rs in held.items()), ttl, version)
         if results is None:
             return None
@@ -184,16 +184,19 @@ def _change(svc, p, requests, key, ttl, versions, check, align_with):
                                   "address for each owner. Add an IPv%d subnet to the pool, or give family ipv%d."
                                   % (p.name, missing[0], missing[0], 10 - missing[0]))
     at = targets(svc, p, source_pool, requests, key, versions)
-    results = [_apply(svc, p, [(owner, at[(i, version)], metadata) for i, (owner, _a, metadata) in enumerate(requests)],
-                      key, ttl, check, version, align_with)
+    dual = len(versions) == 2
+    results = [_apply(svc, p, [(owner, at[(i, version)], metadata)
+                               for i, (owner, _a, metadata) in enumerate(requests)],
+                      key, ttl, check, version if dual else None, align_with)
                for version in versions]
     return results[0] if len(results) == 1 else list(zip(*results))
 
 
 def _apply(svc, p, pinned, key, ttl, check, version, align_with):
     """``(changed, before, after)`` of each ``(owner, (version, n), metadata)`` of ``pinned``, reserved as a
-    static would be, in the order of a batch of statics (``Service._plan``). With ``version`` (``family:
-    dual``) an owner's reservation of the other family is left alone; without, it is moved as a static moves it.
+    static would be, in the order of a batch of statics (``Service._plan``). With ``version`` (one half of
+    ``family: dual``) an owner's reservation of the other family is left alone; without, it is moved as a static
+    moves it.
     ``address_in_use`` names the holder."""
     namespace, pool = p.namespace, p.name
 
