@@ -37,7 +37,7 @@ SUBNET_KEYS = ('cidr', 'gateway', 'dns', 'ranges', 'exclude')
 # -- raw task arguments ----------------------------------------------------
 
 #: the options that name a namespace, pool, owner or key: an empty string is refused, not taken as unset
-NAMES = ('name', 'pool', 'parent', 'owner', 'key', 'namespace')
+NAMES = ('name', 'pool', 'parent', 'owner', 'key', 'namespace', 'align_with')
 
 
 def _container(value):
@@ -394,3 +394,21 @@ def reservation_state(state, keep_owners):
     """``keep_owners`` has a meaning with ``state: absent`` only."""
     if state != 'absent' and keep_owners is not None:
         raise InvalidArgument('keep_owners sweeps with state: absent; it has no meaning with state: present.')
+
+
+def align_arguments(pool, align_with, requests, force, reassign):
+    """``align_with`` names another pool, and the aligned address is the only address asked for: no ``address``
+    (of any owner), no ``force`` (an aligned address is one the pool hands out), no ``reassign`` (it takes an
+    address over from nobody)."""
+    check_name(align_with, 'align_with')
+    if align_with == pool:
+        raise InvalidArgument("align_with names pool '%s' itself: give the pool whose host parts this one follows."
+                              % pool)
+    for owner, text, _metadata_ in requests:
+        if text is not None:
+            raise InvalidArgument("address %s (for owner '%s') cannot be given with align_with, which asks for the "
+                                  "address aligned with pool '%s'. Give one of them." % (text, owner, align_with))
+    if force or reassign:
+        raise InvalidArgument('%s cannot be given with align_with: an aligned address must be one the pool hands '
+                              'out, free or already the owner\'s. Leave %s out.' % (('force', 'force') if force
+                                                                                    else ('reassign', 'reassign')))

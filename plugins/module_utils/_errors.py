@@ -43,6 +43,12 @@ class AddressExcluded(IpamError):
     code = 'address_excluded'
 
 
+class NotReserved(IpamError):
+    """The owner holds no reservation where one is needed: the pool ``align_with`` names (the lookup without
+    ``allocate`` and the Terraform data source say ``not_reserved`` of their own)."""
+    code = 'not_reserved'
+
+
 class PoolExhausted(IpamError):
     code = 'pool_exhausted'
 
@@ -158,5 +164,5 @@ def missing_library(library, needed_for, requirement=None):
 
 
 ERRORS = dict((cls.code, cls) for cls in (
-    AddressInUse, AddressOutOfPool, AddressExcluded, PoolExhausted, PoolNotFound, PoolOverlap,
+    AddressInUse, AddressOutOfPool, AddressExcluded, NotReserved, PoolExhausted, PoolNotFound, PoolOverlap,
     PoolInUse, InvalidArgument, StoreBusy, StoreUnavailable, StoreVersion, Unsupported, InternalError))

@@ -88,6 +88,7 @@ MODULES = {
             key=dict(type='str', no_log=False),
             address=dict(type='str'),
             family=dict(type='str', choices=['ipv4', 'ipv6', 'dual']),
+            align_with=dict(type='str'),
             metadata=dict(type='dict'),
             ttl=dict(type='str'),
             force=dict(type='bool', default=False),

@@ -188,7 +188,7 @@ def _reservation(service, p, check):
         p['pool'], p['owner'] if p.get('owners') is None else p['owners'],
         key='default' if p.get('key') is None else p['key'], namespace=p['namespace'],
         address=p.get('address'), family=p.get('family'), metadata=p.get('metadata'), ttl=p.get('ttl'),
-        force=p['force'], reassign=p['reassign'], check=check)
+        force=p['force'], reassign=p['reassign'], check=check, align_with=p.get('align_with'))
 
 
 def _info(service, p, check):

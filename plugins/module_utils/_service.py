@@ -21,7 +21,7 @@ and given back, and when.
 import random
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _owners, _tree, _verify
+from ansible_collections.netpool.ipam.plugins.module_utils import _align, _checks, _intervals as iv, _owners, _tree, _verify
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, DamagedRow, InvalidArgument, PoolExhausted, pool_not_found)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Reservation
@@ -96,9 +96,18 @@ class Service(PoolOperations):
 
     # -- reservations (SPEC §3.1–§3.3, §3.5, §3.7) --------------------------
     def reserve(self, pool, owner, key='default', namespace='default', address=None, family=None, metadata=None,
-                ttl=None, force=False, reassign=False, check=False):
-        """One owner's reservation; with ``family: dual`` one of each family (``reservation``, ``reservation6``)."""
-        if _checks.family(family, dual=True) == _checks.DUAL:
+                ttl=None, force=False, reassign=False, check=False, align_with=None):
+        """One owner's reservation; with ``family: dual`` one of each family (``reservation``, ``reservation6``);
+        with ``align_with``, at the address aligned with the owner's in that pool (``_align``)."""
+        dual = _checks.family(family, dual=True) == _checks.DUAL
+        if align_with is not None:
+            found = _align.reserve(self, pool, [(owner, address, metadata)], key, namespace, family, ttl, force,
+                                   reassign, check, align_with)
+            if dual:
+                return self.results.dual(found)
+            (changed, before, after), = found
+            return {'changed': changed, 'reservation': after, 'diff': {'before': before, 'after': after}}
+        if dual:
             return self.results.dual(self._reserve_dual(pool, [(owner, address, metadata)], key, namespace, ttl,
                                                         reassign, check))
         (changed, before, after), = self._reserve(pool, [(owner, address, metadata)], key, namespace, family, ttl,
@@ -106,13 +115,18 @@ class Service(PoolOperations):
         return {'changed': changed, 'reservation': after, 'diff': {'before': before, 'after': after}}
 
     def reserve_owners(self, pool, owners, key='default', namespace='default', address=None, family=None,
-                       metadata=None, ttl=None, force=False, reassign=False, check=False):
+                       metadata=None, ttl=None, force=False, reassign=False, check=False, align_with=None):
         """``reserve`` for each of ``owners``, in list order, in one transaction (SPEC §4.1 ``owners``).
 
         An element is an owner, or a dict with ``owner`` and its own ``address`` and/or ``metadata`` (which
         replace ``metadata`` for it). ``address`` names one address: with several owners it is given per
         element. The result lists ``reservations`` in the order of ``owners``."""
         requests = _checks.owner_requests(owners, address, metadata)
+        if align_with is not None:
+            found = _align.reserve(self, pool, requests, key, namespace, family, ttl, force, reassign, check,
+                                   align_with)
+            return self.results.dual(found, batch=True) if _checks.family(family, dual=True) == _checks.DUAL \
+                else self.results.batch(found)
         if _checks.family(family, dual=True) == _checks.DUAL:
             return self.results.dual(self._reserve_dual(pool, requests, key, namespace, ttl, reassign, check),
                                      batch=True)
@@ -316,11 +330,11 @@ class Service(PoolOperations):
                                             if len(left) > 1 else ''))
 
     def _reserve_one(self, p, owner, key, current, wanted, version, metadata, ttl, force, reassign, check,
-                     placed=None, returned=False):
+                     placed=None, returned=False, note=None):
         """Inside the locked transaction: ``(changed, before, after)`` of one reservation (SPEC §3.1, §3.2);
         ``placed``: a new dynamic reservation already given its address (``_allocate``), ``returned``: the one its
         owner left resting (``_returns``). A new static one for the address its owner left resting is a return
-        too."""
+        too. ``note``: what the history entry's ``new`` data carries besides the reservation (``align_with``)."""
         namespace, pool = p.namespace, p.name
         before = self.results.reservation(current, p) if current else {}
         now = self._stamp()
@@ -349,7 +363,7 @@ class Service(PoolOperations):
         else:
             action = 'update'
         self._history('reservation', action, namespace, pool, old=current.to_data() if current else None,
-                      new=r.to_data(), reservation=r)
+                      new=dict(r.to_data(), **note) if note else r.to_data(), reservation=r)
         after = self.results.reservation(r, p)
         if predicted and check:
             after['predicted'] = True

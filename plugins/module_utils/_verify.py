@@ -24,6 +24,8 @@ involved and a ``code`` per kind of problem:
   parent (the ranges of a parent by ranges);
 - ``pool_overlap``: subnets of two pools of the namespace (ranges of a child by ranges) overlap and neither pool
   descends from the other;
+- ``alignment_mismatch``: a reservation aligned with another pool (``align_with``, ``_align``) that no longer sits
+  at its aligned address: the owner's reservation there moved or was released (a rerun of its task realigns it);
 - ``damaged_row`` (``damaged_free_span`` for a free span): a stored row that cannot be read (a SQL store
   edited by hand or damaged). While a pool, reservation or resting-address row of the namespace is damaged,
   only the damaged rows are reported (the rest cannot be read); a damaged free span skips its pool's
@@ -33,7 +35,7 @@ The ``free_*`` codes and ``damaged_free_span`` (``REPAIRABLE``) are derived stat
 spans fixes them. Every other code needs a human decision, which its ``message`` describes.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _align, _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import DamagedRow
 from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _derive
 from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree, footprint, within
@@ -163,6 +165,7 @@ def _problems(store, namespace, skip=()):
     tree = Tree(pools)
     found += _families(namespace, pools, tree)
     found += _overlaps(namespace, pools, tree)
+    found += _align.mismatches(store, namespace, reservations, by_name, problem)
     return found
 
 

@@ -63,7 +63,10 @@ options:
         (C(free_span_overlap)) nor lying outside its subnets (C(free_span_outside_pool)); child pools inside their
         parent (C(child_outside_parent); a child by ranges, its ranges) and their parent existing
         (C(parent_missing)); no overlap between pools of the namespace that are not carved one from the other
-        (C(pool_overlap); a child by ranges takes its ranges, not its parent's whole subnet); every stored row of a SQLite or
+        (C(pool_overlap); a child by ranges takes its ranges, not its parent's whole subnet); every reservation
+        aligned with another pool (M(netpool.ipam.reservation) O(netpool.ipam.reservation#module:align_with)) still at
+        its aligned address (C(alignment_mismatch): the owner moved or was released there; a rerun of the task
+        realigns it); every stored row of a SQLite or
         PostgreSQL store readable (C(damaged_row), C(damaged_free_span): a row edited by hand or damaged, which
         fails any other read with C(store_unavailable) naming the table and the row)."
       - To check several namespaces, run the task once per namespace (O(namespace) in a loop).
@@ -224,10 +227,11 @@ problems:
   description:
     - With O(verify=true) or O(repair=true), the problems found in the namespace, in this order (duplicate holders
       (by address), reservations outside their pool, free space per pool (by name), child pools, overlapping
-      pools). An empty list when the store keeps every invariant.
+      pools, aligned reservations). An empty list when the store keeps every invariant.
     - "C(code): C(duplicate_holder), C(reservation_pool_missing), C(reservation_outside_pool),
       C(free_span_overlap), C(free_span_outside_pool), C(free_space_mismatch), C(parent_missing),
-      C(child_outside_parent), C(pool_overlap), C(damaged_row) or C(damaged_free_span) (see O(verify))."
+      C(child_outside_parent), C(pool_overlap), C(alignment_mismatch), C(damaged_row) or C(damaged_free_span) (see
+      O(verify))."
     - C(pools) (names), C(reservations) (the stored reservations, with C(namespace), C(pool), C(owner), C(key),
       C(address), C(static), C(metadata) and times) and C(addresses) (addresses, C(first-last) spans or CIDRs) are
       the objects involved; C(message) says what is wrong and what to do.

@@ -97,6 +97,27 @@ options:
         O(family), those of both.
     type: str
     choices: [ipv4, ipv6, dual]
+  align_with:
+    description:
+      - The name of another pool of the namespace whose host parts this reservation follows (a server is V(.23) in
+        management, storage and backend). The address reserved is the one whose offset in its subnet equals the
+        offset of the owner's reservation (same O(key), same family) in that pool, within that reservation's
+        subnet there. The offset is placed in this pool's first subnet of that family, in pool order.
+      - The address is requested, like O(address) - RV(reservation.static) is V(true), and an address the owner holds
+        already moves to it (a rerun where it sits already changes nothing). With O(owners), every owner is aligned
+        in one transaction.
+      - It must be an address the pool hands out - outside its ranges, excluded, the gateway, in a child pool, or
+        an offset beyond the subnet fails with C(error=address_out_of_pool). Held by another owner, it fails with
+        C(error=address_in_use) naming the holder. An owner holding nothing under O(key) in that pool fails with
+        C(error=not_reserved) - nothing is reserved there on the fly. Any failure writes nothing, for any owner.
+      - Without O(family), the family of the owner's reservation in that pool (IPv4 when it holds both); with
+        O(family=dual), each family is aligned with the owner's reservation of that family.
+      - The history entry of the write records C(align_with); C(netpool.ipam.info) with C(verify=true) reports an
+        aligned reservation that no longer matches (C(alignment_mismatch), the owner moved in that pool), and a
+        rerun of the task realigns it.
+      - Naming this pool itself, or given with O(address), O(force) or O(reassign), fails with
+        C(error=invalid_argument). Ignored with O(state=absent).
+    type: str
   metadata:
     description:
       - A free dict of names to strings, numbers or booleans kept with the reservation (mac, hostname...).
@@ -191,6 +212,13 @@ EXAMPLES = r"""
   run_once: true
   register: addresses
   # addresses.reservations[i].address is IPv4, addresses.reservations6[i].address IPv6
+
+- name: The same host part in the storage network as in management (.23 there, .23 here), for every host
+  netpool.ipam.reservation:
+    pool: storage
+    owners: "{{ ansible_play_hosts_all }}"
+    align_with: management
+  run_once: true
 
 - name: A fixed address
   netpool.ipam.reservation:
@@ -326,7 +354,7 @@ reservation:
       elements: str
       sample: [10.0.0.2]
     static:
-      description: Whether the address was asked for (O(address)) rather than taken dynamically.
+      description: Whether the address was asked for (O(address), O(align_with)) rather than taken dynamically.
       type: bool
       sample: false
     metadata:

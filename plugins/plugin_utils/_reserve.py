@@ -43,6 +43,7 @@ from ansible_collections.netpool.ipam.plugins.plugin_utils import _inprocess
 # (role variable, request field): what netpool.ipam.reserve_request reads from the host's variables.
 REQUEST = (('ipam_state', 'state'), ('ipam_owner', 'owner'), ('ipam_pool', 'pool'), ('ipam_key', 'key'),
            ('ipam_family', 'family'), ('ipam_ttl', 'ttl'), ('ipam_static_address', 'address'), ('ipam_mac', 'mac'),
+           ('ipam_align_with', 'align_with'),
            ('ipam_hostname', 'hostname'), ('ipam_metadata', 'metadata'), ('ipam_metadata_mac', 'metadata_mac'),
            ('ipam_force', 'force'), ('ipam_reassign', 'reassign'), ('ipam_store', 'store'),
            ('ipam_store_token', 'store_token'), ('ipam_store_timeout', 'timeout'), ('ipam_namespace', 'namespace'))
@@ -227,12 +228,32 @@ def changes(request):
     params = dict(request)
     if not _set(params.get('store_token')):     # the reservation module's fallback
         params['store_token'] = os.environ.get(STORE_TOKEN_ENV)
+    if (request.get('state') or 'present') != 'absent' and _set(request.get('align_with')):
+        return aligned_changes(params, request, who, where)
     try:
         held = _runner.with_service(params, os.getcwd(), lambda service: service.held(
             [who], where[1], where[2], where[3]))
     except Exception:  # pylint: disable=broad-except  # the batch reports what is wrong
         return False
     return moves(request, held[who])
+
+
+def aligned_changes(params, request, who, where):
+    """``changes`` of a request with ``ipam_align_with``: where the aligned address is depends on the other pool, so
+    the request is made in check mode (reads only) and its diff says whether the address changes."""
+    family = request.get('family') if _set(request.get('family')) else None
+    try:
+        result = _runner.with_service(params, os.getcwd(), lambda service: service.reserve(
+            where[2], who, key=where[3], namespace=where[1], family=family, align_with=request['align_with'],
+            check=True))
+    except Exception:  # pylint: disable=broad-except  # the batch reports what is wrong
+        return False
+    before, after = result['diff']['before'], result['diff']['after']
+    if 'reservation6' in after:         # family: dual
+        pairs = [(before.get(half) or {}, after.get(half) or {}) for half in ('reservation', 'reservation6')]
+    else:
+        pairs = [(before or {}, after or {})]
+    return any(old.get('address') != new.get('address') for old, new in pairs)
 
 
 def moves(request, held):
@@ -299,13 +320,15 @@ def plan(requests):
         force = boolean(request.get('force') or False, strict=False) if present else None
         reassign = boolean(request.get('reassign') or False, strict=False) if present else None
         family = request.get('family') if present and _set(request.get('family')) else None
+        align_with = request.get('align_with') if present and _set(request.get('align_with')) else None
         ttl = request.get('ttl') if present and _set(request.get('ttl')) else None
         settings = tuple((name, request[name]) for name in STORE if _set(request.get(name)))
-        group_key = (state, pool, key, family, str(ttl), force, reassign, settings)
+        group_key = (state, pool, key, family, align_with, str(ttl), force, reassign, settings)
         group = groups.get(group_key)
         if group is None:
             args = {'state': state}
-            for name, value in (('pool', pool), ('key', key), ('family', family), ('ttl', ttl)):
+            for name, value in (('pool', pool), ('key', key), ('family', family), ('align_with', align_with),
+                                ('ttl', ttl)):
                 if value is not None:
                     args[name] = value
             if present:

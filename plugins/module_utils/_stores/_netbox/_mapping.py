@@ -198,6 +198,10 @@ def changelog_message(entry):
         if entry['action'] == 'reassign':
             words += [(entry.get('new') or {}).get(k) or '-' for k in ('owner', 'key', 'pool')]
     text = 'netpool: %s %s' % (binascii.hexlify(os.urandom(6)).decode(), ' '.join(quote(w, safe='') for w in words))
+    aligned = (entry.get('new') or {}).get('align_with') if entry['action'] != 'reassign' else None
+    if aligned and entry.get('owner') is not None and len(text) + 1 + len(quote(aligned, safe='')) <= 200:
+        # the pool an aligned write follows (_align): a word read back whole, or not written at all
+        text += ' ' + quote(aligned, safe='')
     return text[:200]
 
 

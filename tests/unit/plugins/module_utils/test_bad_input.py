@@ -288,6 +288,16 @@ SERVICE_CASES = [
     case('release-owner-empty', 'release', (), {'owner': ''}, 'invalid_argument', 'owner'),
     case('release-pool-empty', 'release', (), {'owner': 'h1', 'pool': ''}, 'invalid_argument', 'pool'),
     case('release-namespace-empty', 'release', ('',), {'owner': 'h1'}, 'invalid_argument', 'namespace'),
+    # aligned host parts
+    case('align-nothing-there', 'reserve', ('tiny', 'stranger'), {'align_with': 'site'}, 'not_reserved', "'stranger'",
+         "'site'", 'netpool.ipam.reservation'),
+    case('align-unknown-pool', 'reserve', ('tiny', 'h1'), {'align_with': 'nope'}, 'pool_not_found', "'nope'"),
+    case('align-itself', 'reserve', ('tiny', 'h1'), {'align_with': 'tiny'}, 'invalid_argument', "'tiny'", 'itself'),
+    case('align-empty', 'reserve', ('tiny', 'h1'), {'align_with': ''}, 'invalid_argument', 'align_with'),
+    case('align-with-address', 'reserve', ('tiny', 'h1'), {'align_with': 'site', 'address': '10.1.0.1'},
+         'invalid_argument', 'address', 'align_with'),
+    case('align-with-force', 'reserve_owners', ('tiny', ['h1']), {'align_with': 'site', 'force': True},
+         'invalid_argument', 'force'),
     # reading
     case('info-unknown-pool', 'info', (), {'pool': 'nope'}, 'pool_not_found', "'nope'"),
     case('info-bad-address', 'info', (), {'address': 'bad'}, 'invalid_argument', "'bad'"),

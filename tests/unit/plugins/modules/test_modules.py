@@ -97,6 +97,36 @@ def test_family_dual(store, capsys):
     assert code == 1 and out['error'] == 'invalid_argument' and 'family: dual' in out['msg']
 
 
+def test_align_with(store, capsys):
+    """align_with: the host part of the owner's reservation in another pool, moved to on a rerun after a move there,
+    check mode and diff; not_reserved for an owner with nothing there; info verify names a mismatch."""
+    run(pool, {'name': 'mgmt', 'cidr': '10.1.0.0/24', 'store': store}, capsys)
+    run(pool, {'name': 'storage', 'cidr': '10.2.0.0/24', 'store': store}, capsys)
+    run(reservation, {'pool': 'mgmt', 'owner': 'a', 'address': '10.1.0.23', 'store': store}, capsys)
+    args = {'pool': 'storage', 'owner': 'a', 'align_with': 'mgmt', 'store': store, '_ansible_diff': True}
+    code, out = run(reservation, dict(args, _ansible_check_mode=True), capsys)
+    assert code == 0 and out['changed'] and out['reservation']['address'] == '10.2.0.23'
+    code, out = run(info, {'pool': 'storage', 'store': store}, capsys)
+    assert out['reservations'] == []
+    code, out = run(reservation, args, capsys)
+    assert code == 0 and out['changed'] and out['diff']['after']['address'] == '10.2.0.23'
+    assert out['reservation']['static'] is True
+    code, out = run(reservation, args, capsys)
+    assert code == 0 and not out['changed']
+    run(reservation, {'pool': 'mgmt', 'owner': 'a', 'address': '10.1.0.24', 'store': store}, capsys)
+    code, out = run(info, {'verify': True, 'store': store}, capsys)
+    assert [p['code'] for p in out['problems']] == ['alignment_mismatch']
+    code, out = run(reservation, args, capsys)
+    assert code == 0 and out['diff']['before']['address'] == '10.2.0.23'
+    assert out['reservation']['address'] == '10.2.0.24'
+    code, out = run(reservation, dict(args, owner='b'), capsys)
+    assert code == 1 and out['error'] == 'not_reserved' and "'mgmt'" in out['msg']
+    code, out = run(reservation, dict(args, address='10.2.0.5'), capsys)
+    assert code == 1 and out['error'] == 'invalid_argument'
+    code, out = run(reservation, dict(args, align_with=''), capsys)
+    assert code == 1 and out['error'] == 'invalid_argument'
+
+
 @pytest.mark.parametrize('name, example', [('stores', 'ipam.sqlite'), ('stores.json', 'ipam.json')])
 @pytest.mark.parametrize('given', ['store', 'NETPOOL_IPAM_STORE'])
 def test_a_directory_as_store_says_so_and_names_a_file(tmp_path, capsys, monkeypatch, name, example, given):

@@ -21,6 +21,8 @@ import sqlite3
 
 import pytest
 
+from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 
@@ -387,6 +389,63 @@ def test_reserve_role_gives_a_host_back_the_address_it_released_within_the_reuse
         code, out = playbook(tmp_path, RETURN_PLAY, *args, **env)
         assert code == 0 and addresses(out) == {'n1': '10.64.0.1', 'n2': '10.64.0.2', 'n3': '10.64.0.3'}, out
 
+
+ALIGN_PLAY = """
+- name: Declare the management and storage pools; n1 and n2 are .23 and .24 in management
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.pools
+      vars:
+        ipam_pools: [{name: mgmt, cidr: 10.66.0.0/24}, {name: storage, cidr: 10.67.0.0/24}]
+  tasks:
+    - name: Management addresses
+      netpool.ipam.reservation:
+        pool: mgmt
+        owners: [{owner: n1, address: 10.66.0.23}, {owner: n2, address: 10.66.0.24}]
+      when: not (moved | default(false) | bool)
+
+- name: Storage addresses aligned with management
+  hosts: nodes
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.reserve
+      vars:
+        ipam_pool: storage
+        ipam_align_with: mgmt
+"""
+
+
+def test_reserve_role_with_ipam_align_with_aligns_the_play_together(tmp_path):
+    """ipam_align_with: every host of the play at its management host part, in one transaction; a rerun changes
+    nothing, a host moved in management moves (and only it is changed); a host with nothing in management fails the
+    play and nothing is written for any host."""
+    store = str(tmp_path / 'ipam.sqlite')
+    env = dict(NETPOOL_IPAM_STORE=store)
+    code, out = playbook(tmp_path, ALIGN_PLAY, **env)
+    assert code == 0, out
+    assert re.search(r'n1 +storage +10\.67\.0\.23/24', out) and re.search(r'n2 +storage +10\.67\.0\.24/24', out), out
+    assert changed_hosts(out) == {'n1': 1, 'n2': 1}, out
+    code, out = playbook(tmp_path, ALIGN_PLAY, **env)
+    assert code == 0 and changed_hosts(out) == {}, out
+    opened = open_store(store)
+    Service(opened).reserve('mgmt', 'n1', address='10.66.0.40')     # n1 moves in management
+    opened.close()
+    for args in (['--check'], []):      # check mode predicts the move the run makes; only n1 changes
+        code, out = playbook(tmp_path, ALIGN_PLAY, '-e', 'moved=true', *args, **env)
+        assert code == 0 and changed_hosts(out) == {'n1': 1}, out
+        assert re.search(r'n1 +storage +10\.67\.0\.40/24', out), out
+    (tmp_path / 'inventory.ini').write_text('localhost ansible_connection=local\n[nodes]\nn1\nn2\nn3\n')
+    opened = open_store(store)
+    Service(opened).reserve('mgmt', 'n1', address='10.66.0.41')
+    opened.close()
+    code, out = playbook(tmp_path, ALIGN_PLAY, '-e', 'moved=true', **env)
+    assert code != 0 and 'not_reserved' in out and "'n3'" in out, out
+    with sqlite3.connect(store) as db:      # n1 did not follow: nothing was written for any host
+        assert db.execute("SELECT COUNT(*) FROM reservation WHERE pool = 'storage'").fetchone() == (2,)
+    opened = open_store(store)
+    assert Service(opened).get('storage', 'n1')['address'] == '10.67.0.40'
+    opened.close()
 
 PUBLISH_DIRECTORIES_PLAY = """
 - name: Declare a pool with a host that has a MAC and a name

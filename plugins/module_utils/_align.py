@@ -1,0 +1,271 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Aligned host parts (``align_with: POOL`` of ``reservation``): the same host part in every network.
+
+This is a private module: it may change at any time.
+
+An aligned request asks for the address whose offset in its subnet equals the offset of the owner's reservation
+(same key, same family) in POOL, within that reservation's subnet there. The offset is placed in this pool's first
+subnet of that family (pool order): a server at 10.1.0.23 of POOL's 10.1.0.0/24 is 10.2.0.23 of this pool's
+10.2.0.0/24, and its address in a /16 is the network address plus 23. Placing in the first subnet of the family,
+never in another one where the offset would fit, keeps the answer the same whatever else the pool holds.
+
+The aligned address is a requested address, like a static one: it is reserved ``static: true`` and moves an
+address the owner holds already, as ``address`` would. Unlike a static address it must be one the pool hands
+out (inside its ranges, not excluded, not the gateway, not in a child pool; else ``address_out_of_pool``), and
+an owner that holds nothing in POOL fails ``not_reserved``: aligning never reserves in POOL on the fly, so a
+mistyped POOL creates nothing anywhere.
+
+The reservation remembers its alignment in its history entry: the entry of the write (``reserve``, ``move``,
+``update``, ``renew``) carries ``align_with`` in its ``new`` data. ``mismatches`` (of verify) reads the
+namespace's history once and reports an aligned reservation that no longer sits at its aligned address
+(``alignment_mismatch``): POOL's reservation moved, was released, or POOL changed. Cleared history forgets the
+alignments, and so does a later write of the reservation by a task without ``align_with``.
+
+``reserve`` runs the request through the service (``Service._decide`` and ``Service._reserve_one``), passed in
+as ``svc``; this module imports no service.
+"""
+
+from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+    AddressInUse, AddressOutOfPool, InvalidArgument, NotReserved)
+
+#: the problem kind verify reports for an aligned reservation away from its aligned address
+ALIGNMENT_MISMATCH = 'alignment_mismatch'
+
+#: the history actions after which a reservation is gone (its alignment with it)
+_GONE = ('release', 'expire', 'reassign')
+
+
+def _family(version):
+    return 'IPv%d' % version
+
+
+def offset(pool, r):
+    """``(subnet, offset)`` of reservation ``r`` in its ``pool``; ``(None, None)`` for a reservation outside
+    every subnet of its pool (which verify reports as such)."""
+    subnet = pool.subnet_of(r.version, r.address)
+    if subnet is None:
+        return None, None
+    return subnet, r.address - subnet.first
+
+
+def place(pool, source_pool, source):
+    """``(version, n)``: the address of ``pool`` aligned with reservation ``source`` of ``source_pool``
+    (arithmetic only: whether the pool hands it out is ``check_allocatable``'s). ``address_out_of_pool`` when
+    ``pool`` has no subnet of that family, or the offset lies beyond its first one."""
+    version = source.version
+    theirs, off = offset(source_pool, source)
+    if theirs is None:
+        raise AddressOutOfPool(
+            "%s/%s holds %s in pool '%s', outside every subnet of that pool, so it has no host part to align "
+            "with. Run netpool.ipam.info with verify: true, and fix pool '%s' first."
+            % (source.owner, source.key, source.address_str, source_pool.name, source_pool.name))
+    subnet = next((s for s in pool.subnets if s.version == version), None)
+    if subnet is None:
+        raise AddressOutOfPool(
+            "Pool '%s' has no %s subnet, so nothing in it aligns with %s/%s's %s in pool '%s'. Add an %s subnet "
+            "to pool '%s', or give the family of a subnet it has."
+            % (pool.name, _family(version), source.owner, source.key, source.address_str, source_pool.name,
+               _family(version), pool.name))
+    n = subnet.first + off
+    if n > subnet.last:
+        raise AddressOutOfPool(
+            "%s/%s holds %s in pool '%s', offset %d of %s; pool '%s''s first %s subnet %s has no offset %d. "
+            "Align with a pool of subnets no larger than this one's, or widen %s."
+            % (source.owner, source.key, source.address_str, source_pool.name, off, theirs.cidr, pool.name,
+               _family(version), subnet.cidr, off, subnet.cidr))
+    return version, n
+
+
+def check_allocatable(tree, pool, source_pool, source, at):
+    """``address_out_of_pool`` unless the aligned address ``at`` is one ``pool`` hands out (``Tree.allocatable``:
+    inside its ranges, not excluded, not the gateway, not in a child pool)."""
+    version, n = at
+    subnet = pool.subnet_of(version, n)
+    if subnet is not None and iv.contains(tree.allocatable(pool, subnet), n):
+        return
+    raise AddressOutOfPool(
+        "%s, aligned with %s/%s's %s in pool '%s', is not an address pool '%s' hands out (outside its ranges, "
+        "excluded, its gateway, the network or broadcast address, or in a child pool). Add it to the pool's ranges "
+        "(netpool.ipam.range) or remove the exclusion, or move %s/%s in pool '%s' to a host part this pool has."
+        % (iv.to_str(version, n), source.owner, source.key, source.address_str, source_pool.name, pool.name,
+           source.owner, source.key, source_pool.name))
+
+
+def _source(held, owner, key, version, source_pool, now):
+    """The reservation of ``owner`` in the pool aligned with, of family ``version`` (None: the first, IPv4
+    first); ``not_reserved`` when there is none."""
+    found = [r for r in held.get(owner, ()) if not r.expired(now) and (version is None or r.version == version)]
+    if not found:
+        raise NotReserved(
+            "Owner '%s' holds no %saddress under key '%s' in pool '%s' (namespace '%s'), so there is no host part "
+            "to align with. Reserve it there first (netpool.ipam.reservation with pool: %s, owner: %s, key: %s), "
+            "or check align_with, owner and key for a typo."
+            % (owner, _family(version) + ' ' if version else '', key, source_pool.name, source_pool.namespace,
+               source_pool.name, owner, key))
+    return found[0]
+
+
+def targets(svc, p, source_pool, requests, key, versions, strict=True):
+    """``{(i, version): (version, n)}``: the aligned address of each request (``(owner, _, metadata)``) for each
+    of ``versions`` (``[None]``: the family of the owner's reservation in ``source_pool``). ``strict`` also checks
+    that each address not yet the owner's own is one the pool hands out; two owners aligned to one address are
+    ``invalid_argument`` naming both."""
+    store, now = svc.store, svc._stamp()
+    owners = [owner for owner, _a, _m in requests]
+    held = store.get_reservations(p.namespace, source_pool.name, owners, key)
+    mine = store.get_reservations(p.namespace, p.name, owners, key) if strict else {}
+    tree = svc._tree(p.namespace) if strict else None
+    found, asked = {}, {}
+    for version in versions:
+        for i, owner in enumerate(owners):
+            source = _source(held, owner, key, version, source_pool, now)
+            at = place(p, source_pool, source)
+            if at in asked:
+                raise InvalidArgument(
+                    "owners '%s' and '%s' both align with pool '%s' to %s (the same host part in two subnets of "
+                    "'%s'): an address has one holder. Align them with a pool where their host parts differ."
+                    % (asked[at], owner, source_pool.name, iv.to_str(*at), source_pool.name))
+            asked[at] = owner
+            if strict and not any((r.version, r.address) == at for r in mine.get(owner, ())):
+                check_allocatable(tree, p, source_pool, source, at)
+            found[(i, version)] = at
+    return found
+
+
+def reserve(svc, pool, requests, key, namespace, family, ttl, force, reassign, check, align_with):
+    """``Service.reserve`` / ``reserve_owners`` with ``align_with``: ``(changed, before, after)`` for each request
+    (a pair of them, IPv4 then IPv6, with ``family: dual``), in one transaction under the namespace's lock (two
+    pools are read together)."""
+    _checks.align_arguments(pool, align_with, requests, force, reassign)
+    version = _checks.family(family, dual=True)
+    if version == _checks.DUAL:
+        ttl, requests = _checks.dual_arguments(namespace, pool, requests, key, ttl, False)
+    else:
+        _v, ttl, requests = _checks.reserve_arguments(namespace, pool, requests, key, family, ttl, False)
+    versions = [4, 6] if version == _checks.DUAL else [version]
+    owners = [owner for owner, _a, _m in requests]
+    return svc._decide(namespace, pool, owners, key, check, True,
+                       lambda held: _rerun(svc, namespace, pool, requests, held, key, ttl, versions, align_with),
+                       lambda p, held: _change(svc, p, requests, key, ttl, versions, check, align_with))
+
+
+def _rerun(svc, namespace, pool, requests, held, key, ttl, versions, align_with):
+    """What ``Service._rerun`` gives when every owner holds its aligned address(es) already; else None (the
+    locked transaction decides, and says what is wrong)."""
+    p, source_pool = svc.store.get_pool(namespace, pool), svc.store.get_pool(namespace, align_with)
+    if p is None or source_pool is None:
+        return None
+    try:
+        at = targets(svc, p, source_pool, requests, key, versions, strict=False)
+    except (AddressOutOfPool, InvalidArgument, NotReserved):
+        return None
+    per_version, dual = [], len(versions) == 2
+    for version in versions:
+        pinned = [(owner, at[(i, version)], metadata) for i, (owner, _a, metadata) in enumerate(requests)]
+        results = svc._rerun(pinned, dict((owner, [r for r in rs if not dual or r.version == version])
+                                          for owner, rs in held.items()), ttl, version)
+        if results is None:
+            return None
+        per_version.append(results)
+    return per_version[0] if len(per_version) == 1 else list(zip(*per_version))
+
+
+def _change(svc, p, requests, key, ttl, versions, check, align_with):
+    """Inside ``Service._decide``'s transaction: every request moved or reserved at its aligned address(es)."""
+    source_pool = svc._pool(p.namespace, align_with)
+    if versions == [4, 6]:
+        missing = [v for v in (4, 6) if not any(s.version == v for s in p.subnets)]
+        if missing:
+            raise InvalidArgument("Pool '%s' has no IPv%d subnet: family: dual reserves one IPv4 and one IPv6 "
+                                  "address for each owner. Add an IPv%d subnet to the pool, or give family ipv%d."
+                                  % (p.name, missing[0], missing[0], 10 - missing[0]))
+    at = targets(svc, p, source_pool, requests, key, versions)
+    dual = len(versions) == 2
+    results = [_apply(svc, p, [(owner, at[(i, version)], metadata)
+                               for i, (owner, _a, metadata) in enumerate(requests)],
+                      key, ttl, check, version if dual else None, align_with)
+               for version in versions]
+    return results[0] if len(results) == 1 else list(zip(*results))
+
+
+def _apply(svc, p, pinned, key, ttl, check, version, align_with):
+    """``(changed, before, after)`` of each ``(owner, (version, n), metadata)`` of ``pinned``, reserved as a
+    static would be, in the order of a batch of statics (``Service._plan``). With ``version`` (one half of
+    ``family: dual``) an owner's reservation of the other family is left alone; without, it is moved as a static
+    moves it.
+    ``address_in_use`` names the holder."""
+    namespace, pool = p.namespace, p.name
+
+    def own(rs):
+        return [r for r in rs or () if version is None or r.version == version]
+    owners = [owner for owner, _a, _m in pinned]
+    held = svc.store.get_reservations(namespace, pool, owners, key)
+    order = svc._plan(pinned, dict((owner, own(rs)) for owner, rs in held.items()))
+    results = [None] * len(pinned)
+    for i in order:
+        owner, at, metadata = pinned[i]
+        current = svc._current(own(svc.store.get_reservations(namespace, pool, [owner], key).get(owner)), at[0])
+        try:
+            results[i] = svc._reserve_one(p, owner, key, current, at, at[0], metadata, ttl, False, False, check,
+                                          note={'align_with': align_with})
+        except AddressInUse as e:
+            holder = e.details.get('holder') or {}
+            raise AddressInUse(
+                "%s, the address of pool '%s' aligned with pool '%s' for %s/%s, is already held by owner '%s' key "
+                "'%s' in pool '%s'. Release it first, or move %s/%s in pool '%s' to a host part that is free here."
+                % (iv.to_str(*at), pool, align_with, owner, key, holder.get('owner'), holder.get('key'),
+                   holder.get('pool'), owner, key, align_with), holder=holder)
+    return results
+
+
+def mismatches(store, namespace, reservations, by_name, problem):
+    """The ``alignment_mismatch`` problems of ``namespace``: each reservation whose last write aligned it (its
+    history entry's ``new`` data carries ``align_with``) and that no longer sits at its aligned address. One read
+    of the namespace's history. ``problem`` makes a problem dict (``_verify.problem``)."""
+    aligned = {}
+    for entry in store.find_history(namespace=namespace):
+        if entry.get('object') != 'reservation' or not entry.get('address'):
+            continue
+        try:
+            version = iv.parse_address(entry['address']).version
+        except (ValueError, TypeError):
+            continue
+        ident = (entry.get('pool'), entry.get('owner'), entry.get('key'), version)
+        new = entry.get('new') if entry.get('action') not in _GONE else None
+        aligned[ident] = new.get('align_with') if isinstance(new, dict) else None
+    by_owner = {}
+    for r in reservations:
+        by_owner.setdefault((r.pool, r.owner, r.key, r.version), r)
+    found = []
+    for r in reservations:
+        align_with = aligned.get((r.pool, r.owner, r.key, r.version))
+        pool = by_name.get(r.pool)
+        if not align_with or pool is None:
+            continue
+        source_pool, source = by_name.get(align_with), by_owner.get((align_with, r.owner, r.key, r.version))
+        what = None
+        if source_pool is None or source is None:
+            what = "holds no %s address under key '%s' in pool '%s'" % (_family(r.version), r.key, align_with)
+        else:
+            try:
+                at = place(pool, source_pool, source)
+            except AddressOutOfPool as e:
+                what = 'has no aligned address here: %s' % e.msg
+            else:
+                if at != (r.version, r.address):
+                    what = 'holds %s there, whose aligned address is %s' % (source.address_str, iv.to_str(*at))
+        if what is None:
+            continue
+        found.append(problem(
+            ALIGNMENT_MISMATCH, namespace,
+            "The reservation of owner '%s' key '%s' holds %s in pool '%s', aligned with pool '%s', where the owner "
+            "now %s. Run the task that aligned it again (netpool.ipam.reservation with align_with: %s, or the "
+            "reserve role with ipam_align_with) to realign it, or reserve it there again. Then run "
+            "netpool.ipam.info with verify: true again."
+            % (r.owner, r.key, r.address_str, r.pool, align_with, what, align_with),
+            pools=[r.pool, align_with], reservations=[r], addresses=[r.address_str]))
+    return found
