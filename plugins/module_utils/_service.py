@@ -384,6 +384,10 @@ class Service(PoolOperations):
         if holder is not None and holder.expired(self._stamp()):
             self._release(holder, self.store.get_pool(holder.namespace, holder.pool), 'expire')
             holder = None
+        if holder is not None and planned:
+            raise AddressInUse("%s, planned for %s/%s/%s, is held by owner '%s' key '%s' in pool '%s' since it was "
+                               "planned." % (text, pool.name, owner, key, holder.owner, holder.key, holder.pool),
+                               holder={'pool': holder.pool, 'owner': holder.owner, 'key': holder.key})
         if holder is not None and not reassign:
             raise AddressInUse("%s is already held by owner '%s' key '%s' in pool '%s'. Choose another address, "
                                "release it first, or set reassign: true to take it over."

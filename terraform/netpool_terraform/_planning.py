@@ -161,9 +161,10 @@ class Planner(object):
                 raise PlannedAddressTaken(earlier, mine[0])
             if found is None:
                 found = self._free(service, namespace, pool, family, taken, earlier)
-                if found is None:
+                if found is None:       # taken since this process read who holds what: read it again
                     self.ledger.forget(ident)
-                    raise PlannedAddressTaken(earlier, None)
+                    del self.held[(namespace, pool)]
+                    raise PlannedAddressTaken(earlier, self._held(service, namespace, pool)[1].get(earlier))
         if found is None and mine:
             found = mine[0]
         if found is None:

@@ -141,6 +141,12 @@ def parse_id(text, parts, form):
     return dict(zip(parts, pieces))
 
 
+def plan_again(who):
+    """What to do when the address planned for ``who`` (``pool/owner/key``) is no longer free."""
+    return ('Nothing was reserved for %s. Plan again (terraform plan, or terraform apply without a saved plan): the '
+            'next plan plans another address.' % who)
+
+
 class Reservation(Base, iface.Resource):
     """``netpool_reservation``: one address held by ``(namespace, pool, owner, key)``."""
 
@@ -232,9 +238,7 @@ class Reservation(Base, iface.Resource):
                 if not from_plan:
                     raise
                 self.provider.planner.applied(ident)
-                raise type(e)('%s Nothing was reserved for %s: the address was planned for it by terraform plan, '
-                              'and is no longer free. Plan again (terraform plan, or terraform apply without a '
-                              'saved plan) to plan another address.' % (e.msg, self._who(planned)), **e.details)
+                raise type(e)('%s %s' % (e.msg, plan_again(self._who(planned))), **e.details)
             if from_plan and ident is not None:
                 self.provider.planner.applied(ident)
             return self._state(found, planned)
@@ -269,8 +273,7 @@ class Reservation(Base, iface.Resource):
     def _taken(self, e, ident):
         """The failure of a plan whose address, planned earlier, is no longer free (``PlannedAddressTaken``)."""
         who = '%s/%s/%s' % (ident[1], ident[2], ident[3])
-        again = ('Nothing was reserved for %s. Plan again (terraform plan, or terraform apply without a saved '
-                 'plan): the next plan plans another address.' % who)
+        again = plan_again(who)
         h = e.holder
         if h is None:
             return AddressExcluded('%s, planned for %s, is no longer free in pool \'%s\' (an exclusion, a change of '
