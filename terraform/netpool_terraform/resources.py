@@ -276,12 +276,12 @@ class Reservation(Base, iface.Resource):
         again = plan_again(who)
         h = e.holder
         if h is None:
-            return AddressExcluded('%s, planned for %s, is no longer free in pool \'%s\' (an exclusion, a change of '
-                                   'ranges or a reuse delay since it was planned). %s' % (e.address, who, ident[1],
-                                                                                          again))
+            return AddressExcluded("%s, planned for %s, is no longer free in pool '%s' (an exclusion, a change of "
+                                   "ranges or a reuse delay since it was planned). %s"
+                                   % (e.address, who, ident[1], again))
         if (h['owner'], h['key']) == (ident[2], ident[3]):
-            return InvalidArgument('%s was planned for %s, which holds %s now. %s' % (e.address, who, h['address'],
-                                                                                     again))
+            return InvalidArgument('%s was planned for %s, which holds %s now. %s'
+                                   % (e.address, who, h['address'], again))
         return AddressInUse("%s, planned for %s, is held by owner '%s' key '%s' in pool '%s' since it was planned. %s"
                             % (e.address, who, h['owner'], h['key'], h['pool'], again),
                             holder={'pool': h['pool'], 'owner': h['owner'], 'key': h['key']})
