@@ -78,7 +78,8 @@ _SUBNET_FACTS = {
     'network': (String(), _COMPUTED, "The CIDR of the address's subnet."),
     'gateway': (String(), _COMPUTED, "The subnet's gateway, or null."),
     'dns': (List(String()), _COMPUTED, "The subnet's DNS servers."),
-    'static': (Bool(), _COMPUTED, 'True when the address was asked for (`address`), false when allocated.'),
+    'static': (Bool(), _COMPUTED, 'True when the address was asked for (`address`), false when allocated (at '
+                                  'plan or at apply).'),
     'created_at': (String(), _COMPUTED, 'When the reservation was made (UTC, ISO 8601).'),
     'expires_at': (String(), _COMPUTED, 'When the lease ends (with `ttl`), else null.'),
 }
@@ -162,7 +163,9 @@ class Reservation(Base, iface.Resource):
         ('key', (String(), dict(optional=True, computed=True, requires_replace=True, default='default'),
                  'Which address of the owner (one per NIC): default `default`.')),
         ('address', (String(), _CHOSEN, 'The address. Give it for a static reservation (a change moves the '
-                                        'reservation); leave it out to have one allocated.')),
+                                        'reservation); leave it out to have one allocated: planned from the store, '
+                                        'so known at plan (unless the plan creates the pool, or `family = "dual"`), '
+                                        'and reserved exactly by the apply.')),
         ('family', (String(), dict(optional=True, requires_replace=True),
                     '`ipv4` or `ipv6`: allocate from the subnets of that family only. `dual`: one IPv4 address '
                     '(`address`, `cidr`...) and one IPv6 address (`address6`, `cidr6`, `gateway6`) under the same '
