@@ -135,7 +135,8 @@ def test_taken_between_plan_and_apply(tmp_path, cli_config, sqlite_store):
 
 def test_a_pool_created_by_the_same_plan(tmp_path, cli_config, sqlite_store):
     """A reservation in a pool that the plan creates: its address is known after apply (nothing to read it
-    from), and the apply reserves one; so is a static address as given, and family dual's."""
+    from), and the apply reserves one; a static address is as given, its subnet facts known after apply. Once
+    the pool is in the store, a new reservation of it is planned."""
     w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
     w.write('''
 resource "netpool_pool" "web" {
@@ -162,3 +163,11 @@ resource "netpool_reservation" "fixed" {
     assert (stored['vm1']['address'], stored['fixed']['address'], stored['fixed']['static']) == \
         ('10.20.0.10', '10.20.0.5', True)
     assert w.plan() == (0, {})
+    # the pool is in the store now: a new reservation of it is planned
+    with open(w.path + '/main.tf', 'a') as f:
+        f.write('resource "netpool_reservation" "vm2" {\n  pool  = netpool_pool.web.name\n  owner = "vm2"\n}\n')
+    changes = dict((c['address'], c['change']) for c in saved_plan(w)['resource_changes'])
+    assert changes['netpool_reservation.vm2']['after']['address'] == '10.20.0.11'
+    assert changes['netpool_reservation.vm']['actions'] == ['no-op']
+    w.apply('plan.bin')
+    assert held(sqlite_store)['vm2']['address'] == '10.20.0.11'
