@@ -7,12 +7,17 @@
   until it prints its go-plugin handshake line, median of --starts runs, wall and CPU seconds; beside it a
   bare ``python -c "print(1)"`` and a Python that only imports the framework, grpc and cryptography (the
   floor the provider stands on). Terraform starts the provider 3-5 times per command.
-- Terraform: in a fresh SQLite store, ``terraform apply`` of one pool and --count reservations, then
+- Terraform: in a fresh SQLite store holding one pool (applied first, not timed), ``terraform plan`` of
+  --count new reservations (their addresses planned from the store), ``terraform apply``, then
   ``terraform plan`` with nothing to do, then ``terraform destroy``; beside them the same commands on
   --count ``terraform_data`` resources (Terraform's built-in resource, no provider at all): the floor.
+  The provider measured is this checkout's (its ``terraform/`` first on PYTHONPATH, its collection);
+  ``--base DIR`` measures the checkout DIR's beside it in the same run (``git worktree add --detach DIR main``,
+  with DIR/collections/ansible_collections/netpool/ipam linking to DIR).
 
     .venv/bin/python bench/terraform.py                 # make bench-terraform
     .venv/bin/python bench/terraform.py --count 100 --rounds 3 --starts 10
+    .venv/bin/python bench/terraform.py --count 1000 --rounds 1 --starts 3 --base ../main-checkout
 
 Needs terraform on PATH and the provider package in this Python (make venv). Runs offline: a filesystem
 mirror written by ``terraform-provider-netpool mirror`` and a CLI configuration of its own.
@@ -48,6 +53,9 @@ resource "netpool_pool" "bench" {
   name    = "bench"
   subnets = [{ cidr = "10.60.0.0/22" }]
 }
+'''
+
+RESERVATIONS = '''
 resource "netpool_reservation" "vm" {
   count = %d
   pool  = netpool_pool.bench.name
@@ -111,10 +119,17 @@ def terraform(args, cwd, env):
 
 def round_of(kind, count, tmp, env):
     work = tempfile.mkdtemp(dir=tmp, prefix=kind + '-')
-    with open(os.path.join(work, 'main.tf'), 'w') as f:
-        f.write((NETPOOL if kind == 'netpool' else FLOOR) % count)
+    main_tf = os.path.join(work, 'main.tf')
+    if kind != 'terraform_data':    # the pool first: its reservations are planned from the store
+        with open(main_tf, 'w') as f:
+            f.write(NETPOOL)
+        terraform(['init', '-input=false'], work, env)
+        terraform(['apply', '-auto-approve', '-input=false'], work, env)
+    with open(main_tf, 'w') as f:
+        f.write(NETPOOL + RESERVATIONS % count if kind != 'terraform_data' else FLOOR % count)
     terraform(['init', '-input=false'], work, env)
     return {
+        'plan (new)': terraform(['plan', '-input=false'], work, env),
         'apply': terraform(['apply', '-auto-approve', '-input=false'], work, env),
         'plan (no change)': terraform(['plan', '-input=false', '-detailed-exitcode'], work, env),
         'destroy': terraform(['destroy', '-auto-approve', '-input=false'], work, env),
@@ -126,17 +141,25 @@ def main():
     parser.add_argument('--count', type=int, default=100)
     parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--starts', type=int, default=10)
+    parser.add_argument('--base', help='a checkout whose provider is measured beside this one (say, of main)')
     args = parser.parse_args()
     if not shutil.which('terraform') or not os.path.exists(PROVIDER):
         raise SystemExit('needs terraform on PATH and %s (make venv)' % PROVIDER)
     tmp = tempfile.mkdtemp(prefix='netpool-bench-terraform-')
     try:
-        cli = os.path.join(tmp, 'cli.tfrc')
-        subprocess.run([PROVIDER, 'mirror', os.path.join(tmp, 'mirror'), '--collections-path',
-                        os.path.join(ROOT, 'collections'), '--cli-config', cli], check=True, capture_output=True)
-        launcher = glob.glob(os.path.join(tmp, 'mirror', '*', '*', '*', '*', '*', 'terraform-provider-netpool_v*'))[0]
-        env = dict(os.environ, TF_CLI_CONFIG_FILE=cli, CHECKPOINT_DISABLE='1', TF_IN_AUTOMATION='1',
-                   HOME=os.path.join(tmp, 'home'))
+        envs = {}
+        for kind, checkout in [('netpool', ROOT)] + ([('base', os.path.abspath(args.base))] if args.base else []):
+            cli = os.path.join(tmp, kind + '.tfrc')
+            checkout_env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+                [os.path.join(checkout, 'terraform')] + [p for p in [os.environ.get('PYTHONPATH')] if p]))
+            subprocess.run([PROVIDER, 'mirror', os.path.join(tmp, kind + '-mirror'), '--collections-path',
+                            os.path.join(checkout, 'collections'), '--cli-config', cli], check=True,
+                           capture_output=True, env=checkout_env)
+            envs[kind] = dict(checkout_env, TF_CLI_CONFIG_FILE=cli, CHECKPOINT_DISABLE='1', TF_IN_AUTOMATION='1',
+                              HOME=os.path.join(tmp, 'home'))
+        launcher = glob.glob(os.path.join(tmp, 'netpool-mirror', '*', '*', '*', '*', '*',
+                                          'terraform-provider-netpool_v*'))[0]
+        env = envs['terraform_data'] = envs['netpool']
         os.makedirs(env['HOME'])
         version = subprocess.run(['terraform', 'version'], capture_output=True, text=True, env=env,
                                  check=False).stdout.splitlines()[0]
@@ -150,16 +173,17 @@ def main():
                      max(cpu)))
         print('\nterraform with %d resources, median of %d rounds (each round alternates), seconds:'
               % (args.count, args.rounds))
-        results = {'netpool': [], 'terraform_data': []}
+        results = dict((kind, []) for kind in ['netpool'] + (['base'] if args.base else []) + ['terraform_data'])
         for _round in range(args.rounds):
             for kind in results:
-                results[kind].append(round_of(kind, args.count, tmp, env))
-        print('  %-18s %18s %18s' % ('command', 'netpool wall/cpu', 'terraform_data'))
+                results[kind].append(round_of(kind, args.count, tmp, envs[kind]))
+        print('  %-18s %18s%s %18s' % ('command', 'netpool wall/cpu', ' %18s' % 'base wall/cpu' if args.base else '',
+                                       'terraform_data'))
         for step in results['netpool'][0]:
             figures = []
-            for kind in ('netpool', 'terraform_data'):
+            for kind in results:
                 figures += [statistics.median(r[step][i] for r in results[kind]) for i in (0, 1)]
-            print('  %-18s %9.2f / %6.2f %9.2f / %6.2f' % tuple([step] + figures))
+            print('  %-18s' % step + ' %9.2f / %6.2f' * len(results) % tuple(figures))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -96,9 +96,19 @@ class Service(PoolOperations):
 
     # -- reservations (SPEC §3.1–§3.3, §3.5, §3.7) --------------------------
     def reserve(self, pool, owner, key='default', namespace='default', address=None, family=None, metadata=None,
-                ttl=None, force=False, reassign=False, check=False, align_with=None):
+                ttl=None, force=False, reassign=False, check=False, align_with=None, planned=False):
         """One owner's reservation; with ``family: dual`` one of each family (``reservation``, ``reservation6``);
-        with ``align_with``, at the address aligned with the owner's in that pool (``_align``)."""
+        with ``align_with``, at the address aligned with the owner's in that pool (``_align``).
+
+        ``planned``: ``address`` is one that ``free_addresses`` gave a plan (the Terraform provider plans a new
+        reservation's address, then reserves exactly that one). It is taken as dynamic allocation would take it,
+        recorded ``static: false``, and only while dynamic allocation may still hand it out: held by another
+        reservation is ``address_in_use`` naming the holder; excluded, resting or out of the ranges since is
+        ``address_excluded``; an owner that holds another address already is ``invalid_argument``. Nothing is
+        written then: the plan is stale, and planning again gives another address."""
+        if planned and (address is None or force or reassign or align_with is not None):
+            raise InvalidArgument('planned takes an address that free_addresses gave, without force, reassign or '
+                                  'align_with.')
         dual = _checks.family(family, dual=True) == _checks.DUAL
         if align_with is not None:
             found = _align.reserve(self, pool, [(owner, address, metadata)], key, namespace, family, ttl, force,
@@ -111,7 +121,7 @@ class Service(PoolOperations):
             return self.results.dual(self._reserve_dual(pool, [(owner, address, metadata)], key, namespace, ttl,
                                                         reassign, check))
         (changed, before, after), = self._reserve(pool, [(owner, address, metadata)], key, namespace, family, ttl,
-                                                  force, reassign, check)
+                                                  force, reassign, check, planned)
         return {'changed': changed, 'reservation': after, 'diff': {'before': before, 'after': after}}
 
     def reserve_owners(self, pool, owners, key='default', namespace='default', address=None, family=None,
@@ -133,14 +143,14 @@ class Service(PoolOperations):
         results = self._reserve(pool, requests, key, namespace, family, ttl, force, reassign, check)
         return self.results.batch(results)
 
-    def _reserve(self, pool, requests, key, namespace, family, ttl, force, reassign, check):
+    def _reserve(self, pool, requests, key, namespace, family, ttl, force, reassign, check, planned=False):
         """``(changed, before, after)`` for each ``(owner, address, metadata)`` of ``requests``, reserved in
-        order in one transaction."""
+        order in one transaction (``planned``: see ``reserve``)."""
         version, ttl, requests = _checks.reserve_arguments(namespace, pool, requests, key, family, ttl, reassign)
         return self._decide(namespace, pool, [owner for owner, _a, _m in requests], key, check, reassign,
                             lambda held: self._rerun(requests, held, ttl, version),
                             lambda p, held: self._reserve_all(p, requests, held, key, version, ttl, force, reassign,
-                                                              check))
+                                                              check, planned))
 
     def _decide(self, namespace, pool, owners, key, check, reassign, rerun, change):
         """One reservation task's transaction (``_reserve``, ``_reserve_dual``): what ``rerun(held)`` gives when the
@@ -173,7 +183,7 @@ class Service(PoolOperations):
                 held = self.store.get_reservations(namespace, pool, owners, key)
             return change(p, held)
 
-    def _reserve_all(self, p, requests, held, key, version, ttl, force, reassign, check):
+    def _reserve_all(self, p, requests, held, key, version, ttl, force, reassign, check, planned=False):
         """Inside ``_decide``'s transaction: the requests of ``_reserve`` applied, statics first (``_plan``)."""
         namespace, pool = p.namespace, p.name
         results = [None] * len(requests)
@@ -187,7 +197,7 @@ class Service(PoolOperations):
                 else held.get(owner), version if at is None else at[0])
             if at is not None:
                 results[i] = self._reserve_one(p, owner, key, current, at, version, metadata, ttl, force,
-                                               reassign, check)
+                                               reassign, check, planned=planned)
         # the new dynamics of the batch, in list order, take their addresses at once (one request per range on
         # a store that allocates for itself)
         fresh = dict((i, self._fresh(p, requests[i][0], key, requests[i][2], ttl)) for i in order
@@ -330,11 +340,12 @@ class Service(PoolOperations):
                                             if len(left) > 1 else ''))
 
     def _reserve_one(self, p, owner, key, current, wanted, version, metadata, ttl, force, reassign, check,
-                     placed=None, returned=False, note=None):
+                     placed=None, returned=False, note=None, planned=False):
         """Inside the locked transaction: ``(changed, before, after)`` of one reservation (SPEC §3.1, §3.2);
         ``placed``: a new dynamic reservation already given its address (``_allocate``), ``returned``: the one its
         owner left resting (``_returns``). A new static one for the address its owner left resting is a return
-        too. ``note``: what the history entry's ``new`` data carries besides the reservation (``align_with``)."""
+        too. ``note``: what the history entry's ``new`` data carries besides the reservation (``align_with``);
+        ``planned``: ``wanted`` is an address a plan took from ``free_addresses`` (``reserve``)."""
         namespace, pool = p.namespace, p.name
         before = self.results.reservation(current, p) if current else {}
         now = self._stamp()
@@ -344,7 +355,7 @@ class Service(PoolOperations):
             r, predicted = self._reserve_dynamic(p, current, fresh, version)
         else:
             returned = current is None and _owners.returning(self.store, p, owner, key, wanted[0]) == wanted
-            r, predicted = self._reserve_static(p, current, fresh, wanted, force, reassign)
+            r, predicted = self._reserve_static(p, current, fresh, wanted, force, reassign, planned)
         if current is not None:
             if metadata is not None:
                 r.metadata = metadata
@@ -383,13 +394,17 @@ class Service(PoolOperations):
             self._allocate(pool, [r], version)
         return r, True
 
-    def _reserve_static(self, pool, current, fresh, wanted, force, reassign):
-        """``current`` moved to ``wanted``, or a new reservation (``fresh`` completed with it)."""
+    def _reserve_static(self, pool, current, fresh, wanted, force, reassign, planned=False):
+        """``current`` moved to ``wanted``, or a new reservation (``fresh`` completed with it); ``planned``: a
+        dynamic reservation of the address a plan took (``reserve``)."""
         owner, key = fresh.owner, fresh.key
         version, n = wanted
         text = iv.to_str(version, n)
         if current is not None and (current.version, current.address) == wanted:
             return current.copy(), False
+        if planned and current is not None:
+            raise InvalidArgument("%s/%s holds %s in pool '%s' already: %s was planned for it while it held none. "
+                                  "Plan again." % (owner, key, current.address_str, pool.name, text))
         subnet = pool.subnet_of(version, n)
         if subnet is None:      # a child by ranges holds its ranges only
             raise AddressOutOfPool("%s is not in any %s of pool '%s' (%s)." % (
@@ -402,11 +417,18 @@ class Service(PoolOperations):
         if holder is not None and holder.expired(self._stamp()):
             self._release(holder, self.store.get_pool(holder.namespace, holder.pool), 'expire')
             holder = None
+        if holder is not None and planned:
+            raise AddressInUse("%s, planned for %s/%s/%s, is held by owner '%s' key '%s' in pool '%s' since it was "
+                               "planned." % (text, pool.name, owner, key, holder.owner, holder.key, holder.pool),
+                               holder={'pool': holder.pool, 'owner': holder.owner, 'key': holder.key})
         if holder is not None and not reassign:
             raise AddressInUse("%s is already held by owner '%s' key '%s' in pool '%s'. Choose another address, "
                                "release it first, or set reassign: true to take it over."
                                % (text, holder.owner, holder.key, holder.pool),
                                holder={'pool': holder.pool, 'owner': holder.owner, 'key': holder.key})
+        if planned and holder is None and not self.store.free_space().spans(pool, version, n, n):
+            raise AddressExcluded("%s is no longer free in pool '%s' for dynamic allocation (an exclusion, a change "
+                                  "of ranges or a reuse delay since it was planned). Plan again." % (text, pool.name))
         if not force and self._tree(pool.namespace).excluded(pool, subnet, n):
             raise AddressExcluded("%s is excluded from pool '%s' (an exclusion, the gateway, the network or "
                                   "broadcast address, a child pool, or one of those of a pool it is carved from). "
@@ -420,7 +442,7 @@ class Service(PoolOperations):
             self.store.delete_reservation(current)
             self._free(pool, current.version, current.address)
         r = (current if current is not None else fresh).copy()
-        r.version, r.address, r.static = version, n, True
+        r.version, r.address, r.static = version, n, not planned
         return r, False
 
     def release(self, namespace='default', pool=None, owner=None, key=None, keep_owners=None, check=False,
@@ -474,6 +496,69 @@ class Service(PoolOperations):
         """The reservation dict (of ``family`` ipv4 or ipv6, if given), or None (the lookup without allocate):
         ``Results.get``."""
         return self.results.get(pool, owner, key, namespace, self._pool, _checks.family(family))
+
+    def free_addresses(self, pool, namespace='default', family=None, count=1, skip=(), at=None):
+        """Up to ``count`` addresses that a dynamic reservation in ``pool`` may take now (of ``family`` ipv4 or
+        ipv6 only, if given), as reservation dicts without an owner (``address``, ``cidr``, ``gateway``, ``dns``
+        ...), in the order allocation hands them out: subnet after subnet in pool order, the lowest first
+        (strategy ``first``) or drawn (``random``); the addresses of ``skip`` (strings) left out. Fewer when the
+        pool has fewer; ``pool_not_found`` for no such pool. ``at``: that address only (none when it is not
+        free).
+
+        It only reads (one read transaction, the pool's free spans): what a plan predicts. The Terraform provider
+        plans a new reservation's address with it and its apply reserves exactly that address
+        (``reserve(address=..., planned=True)``). Conservative: an address whose lease ran out or whose reuse
+        delay ended is free only once a change has released it."""
+        version = _checks.family(family)
+        _checks.check_name(namespace, 'namespace')
+        skipped = set(_checks.address(a) for a in skip)
+        wanted = None if at is None else _checks.address(at)
+        with self.store.transaction(write=False):
+            p = self._pool(namespace, pool)
+            free = self.store.free_space()
+            found = []
+            for subnet in p.subnets:
+                if (version is not None and subnet.version != version) or (
+                        wanted is not None and (subnet.version != wanted[0] or wanted[1] not in subnet)):
+                    continue
+                lo, hi = (subnet.first, subnet.last) if wanted is None else (wanted[1], wanted[1])
+                spans = [(a, b) for _v, a, b in free.spans(p, subnet.version, lo, hi)]
+                for n in self._free_in(spans, p.strategy, subnet.version, count - len(found), skipped):
+                    r = Reservation(p.namespace, p.name, None, None, subnet.version, n)
+                    found.append(dict((k, v) for k, v in self.results.reservation(r, p).items()
+                                      if k not in ('owner', 'key', 'metadata', 'created_at', 'updated_at',
+                                                   'expires_at')))
+                if len(found) >= count:
+                    break
+            return found
+
+    def _free_in(self, spans, strategy, version, count, skipped):
+        """Up to ``count`` addresses of the free ``spans`` (sorted (first, last) pairs) not in ``skipped``: the
+        lowest first, or drawn for ``random`` (the lowest ones left once draws keep missing)."""
+        found = []
+        if strategy == 'random':
+            sizes = [b - a + 1 for a, b in spans]
+            total = sum(sizes)
+            for _try in range(4 * count + len(skipped)):
+                if len(found) >= count or not total:
+                    break
+                i = self.rng.randrange(total)
+                for (a, _b), size in zip(spans, sizes):
+                    if i < size:
+                        n = a + i
+                        break
+                    i -= size
+                if (version, n) not in skipped and n not in found:
+                    found.append(n)
+        for a, b in spans:
+            n = a
+            while len(found) < count and n <= b:
+                if (version, n) not in skipped and n not in found:
+                    found.append(n)
+                n += 1
+            if len(found) >= count:
+                break
+        return found
 
     def reservations(self, namespace='default', pools=None, keys=None):
         """Every reservation of the namespace, for the inventory plugin (``Results.reservations``)."""

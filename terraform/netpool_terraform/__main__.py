@@ -64,7 +64,9 @@ def serve():
     runner._get_cert_cache_path = lambda: cache     # pylint: disable=protected-access
 
     try:
+        from netpool_terraform import _servicer                    # pylint: disable=import-outside-toplevel
         from netpool_terraform.provider import NetpoolProvider     # pylint: disable=import-outside-toplevel
+        _servicer.install()
         provider = NetpoolProvider()
     except Exception as e:  # pylint: disable=broad-except
         provider = unavailable(e)

@@ -21,6 +21,7 @@ from tf.types import Bool, Number, String
 
 from netpool_terraform import resources
 from netpool_terraform._base import ISSUES, add_bug, add_failure, unknown
+from netpool_terraform._planning import Ledger, Planner
 from netpool_terraform.mirror import SOURCE
 
 # pylint: disable=wrong-import-order
@@ -69,6 +70,8 @@ class NetpoolProvider(iface.Provider):
 
     def __init__(self):
         self.params = None
+        #: the addresses planned for new reservations (``_planning``), once configured
+        self.planner = None
         # one thread talks to the store: every call waits for its turn (see the module's docstring)
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix='netpool-store')
 
@@ -93,7 +96,10 @@ class NetpoolProvider(iface.Provider):
 
     def configure_provider(self, diags, config):
         try:
-            self.params = resolve(config)
+            params = resolve(config)
+            from netpool_terraform.__main__ import cert_cache_dir     # pylint: disable=import-outside-toplevel
+            self.planner = Planner(Ledger.of(cert_cache_dir(), _runner.store_location(params, os.getcwd())))
+            self.params = params
         except IpamError as e:
             add_failure(diags, 'The netpool provider settings are invalid', e, config)
         except Exception as e:  # pylint: disable=broad-except

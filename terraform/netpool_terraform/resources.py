@@ -20,10 +20,12 @@ from tf import iface
 from tf.types import Bool, List, Map, Number, String, Unknown
 
 from netpool_terraform._base import Base, Object, add_bug, known, strings, unknown
+from netpool_terraform._planning import PlannedAddressTaken
 
 # pylint: disable=wrong-import-order
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _metadata, _runner
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError, InvalidArgument, PoolNotFound
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+    AddressExcluded, AddressInUse, IpamError, InvalidArgument, PoolNotFound)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
 from ansible_collections.netpool.ipam.plugins.module_utils._checks import (
     FAMILIES, STRATEGIES, check_name, parse_duration)
@@ -76,7 +78,8 @@ _SUBNET_FACTS = {
     'network': (String(), _COMPUTED, "The CIDR of the address's subnet."),
     'gateway': (String(), _COMPUTED, "The subnet's gateway, or null."),
     'dns': (List(String()), _COMPUTED, "The subnet's DNS servers."),
-    'static': (Bool(), _COMPUTED, 'True when the address was asked for (`address`), false when allocated.'),
+    'static': (Bool(), _COMPUTED, 'True when the address was asked for (`address`), false when allocated (at '
+                                  'plan or at apply).'),
     'created_at': (String(), _COMPUTED, 'When the reservation was made (UTC, ISO 8601).'),
     'expires_at': (String(), _COMPUTED, 'When the lease ends (with `ttl`), else null.'),
 }
@@ -139,6 +142,12 @@ def parse_id(text, parts, form):
     return dict(zip(parts, pieces))
 
 
+def plan_again(who):
+    """What to do when the address planned for ``who`` (``pool/owner/key``) is no longer free."""
+    return ('Nothing was reserved for %s. Plan again (terraform plan, or terraform apply without a saved plan): the '
+            'next plan plans another address.' % who)
+
+
 class Reservation(Base, iface.Resource):
     """``netpool_reservation``: one address held by ``(namespace, pool, owner, key)``."""
 
@@ -154,7 +163,9 @@ class Reservation(Base, iface.Resource):
         ('key', (String(), dict(optional=True, computed=True, requires_replace=True, default='default'),
                  'Which address of the owner (one per NIC): default `default`.')),
         ('address', (String(), _CHOSEN, 'The address. Give it for a static reservation (a change moves the '
-                                        'reservation); leave it out to have one allocated.')),
+                                        'reservation); leave it out to have one allocated: planned from the store, '
+                                        'so known at plan (unless the plan creates the pool, or `family = "dual"`), '
+                                        'and reserved exactly by the apply.')),
         ('family', (String(), dict(optional=True, requires_replace=True),
                     '`ipv4` or `ipv6`: allocate from the subnets of that family only. `dual`: one IPv4 address '
                     '(`address`, `cidr`...) and one IPv6 address (`address6`, `cidr6`, `gateway6`) under the same '
@@ -197,17 +208,86 @@ class Reservation(Base, iface.Resource):
             state['metadata'] = strings(r['metadata'])
         return state
 
-    def _reserve(self, service, planned, address):
+    def _reserve(self, service, planned, address, from_plan=False):
         result = service.reserve(
             planned['pool'], planned['owner'], key=known(planned.get('key')) or 'default',
             namespace=self._namespace(planned), address=address, family=planned.get('family'),
             metadata=known(planned.get('metadata')), ttl=planned.get('ttl'), force=bool(planned.get('force')),
-        )
+            planned=from_plan)
         return result['reservation'], result.get('reservation6')
 
+    def _ident(self, state):
+        """``(namespace, pool, owner, key, family)`` of a reservation of one family whose values are known, else
+        None: what ``_planning`` plans for."""
+        if self.provider.params is None:
+            return None
+        ident = (self._namespace(state), known(state.get('pool')), known(state.get('owner')),
+                 known(state.get('key')) or 'default', state.get('family'))
+        if None in ident[:4] or unknown(ident[4]) or ident[4] == 'dual':
+            return None
+        return ident
+
     def create(self, ctx, planned):
-        return self.run(ctx, 'reserve %s' % self._who(planned), lambda service: self._state(
-            self._reserve(service, planned, known(planned.get('address'))), planned))
+        """The reservation: exactly the address planned for it (``static`` false) when the plan planned one, as a
+        dynamic one would be; else as asked (``address``, or allocated now)."""
+        address = known(planned.get('address'))
+        from_plan = address is not None and planned.get('static') is False
+        ident = self._ident(planned)
+
+        def work(service):
+            try:
+                found = self._reserve(service, planned, address, from_plan)
+            except (AddressInUse, AddressExcluded, InvalidArgument) as e:
+                if not from_plan:
+                    raise
+                self.provider.planner.applied(ident)
+                raise type(e)('%s %s' % (e.msg, plan_again(self._who(planned))), **e.details)
+            if from_plan and ident is not None:
+                self.provider.planner.applied(ident)
+            return self._state(found, planned)
+        return self.run(ctx, 'reserve %s' % self._who(planned), work)
+
+    def plan_create(self, ctx, config, planned):
+        """A new reservation (``_servicer``): its address and its subnet's facts planned from the store
+        (``_planning``), which the plan only reads. Left unknown until apply: a static ``address`` (as given), an
+        address of ``family = "dual"``, a pool the store does not have yet (created by this plan), values not
+        known yet, a pool with no free address (the apply says why)."""
+        try:
+            ident = self._ident(planned)
+            if ident is None or config.get('address') is not None:
+                return planned
+
+            def work(service):
+                try:
+                    return self.provider.planner.plan(service, ident)
+                except PoolNotFound:
+                    return None
+                except PlannedAddressTaken as e:
+                    raise self._taken(e, ident)
+            found = self.run(ctx, 'plan reservation %s' % self._who(planned), work)
+            if found is not None:
+                planned.update(dict((k, found[k]) for k in self.MOVED), address=found['address'],
+                               id='/'.join(ident[:4]), namespace=ident[0], key=ident[3],
+                               **dict((k, None) for k in _DUAL_FACTS))
+        except Exception as e:  # pylint: disable=broad-except
+            add_bug(ctx.diagnostics, 'plan reservation %s' % self._who(planned), e, None)
+        return planned
+
+    def _taken(self, e, ident):
+        """The failure of a plan whose address, planned earlier, is no longer free (``PlannedAddressTaken``)."""
+        who = '%s/%s/%s' % (ident[1], ident[2], ident[3])
+        again = plan_again(who)
+        h = e.holder
+        if h is None:
+            return AddressExcluded("%s, planned for %s, is no longer free in pool '%s' (an exclusion, a change of "
+                                   "ranges or a reuse delay since it was planned). %s"
+                                   % (e.address, who, ident[1], again))
+        if (h['owner'], h['key']) == (ident[2], ident[3]):
+            return InvalidArgument('%s was planned for %s, which holds %s now. %s'
+                                   % (e.address, who, h['address'], again))
+        return AddressInUse("%s, planned for %s, is held by owner '%s' key '%s' in pool '%s' since it was planned. %s"
+                            % (e.address, who, h['owner'], h['key'], h['pool'], again),
+                            holder={'pool': h['pool'], 'owner': h['owner'], 'key': h['key']})
 
     def read(self, ctx, current):
         def work(service):
@@ -231,6 +311,9 @@ class Reservation(Base, iface.Resource):
             return planned
 
     def _plan(self, current, planned):
+        ident = self._ident(current) if current is not None else None
+        if ident is not None:       # a replacement plans the new one next: its address goes (_planning)
+            self.provider.planner.replacing.add(ident)
         if current is not None and not same_address(current.get('address'), known(planned.get('address'))):
             for name in self.MOVED:
                 planned[name] = Unknown

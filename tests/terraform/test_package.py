@@ -130,3 +130,76 @@ def test_every_failure_is_a_diagnostic(tmp_path):
     assert Reservation(provider).plan(Context(), {'address': 1}, None) is None
     assert diags.diagnostics[0].summary.endswith('(error internal_error)')
     assert not (tmp_path / 'ipam.sqlite').exists()      # a failure creates no store
+
+
+class _Planned(object):
+    """A resource with ``plan_create``: what it is handed, and what it plans."""
+
+    seen = []
+
+    def __init__(self, provider):
+        self.provider = provider
+
+    @classmethod
+    def get_name(cls):
+        return 'planned'
+
+    @classmethod
+    def get_schema(cls):
+        from tf.schema import Attribute, Schema  # pylint: disable=import-outside-toplevel
+        return Schema(version=0, attributes=[Attribute('name', String(), required=True),
+                                             Attribute('address', String(), optional=True, computed=True)])
+
+    def plan(self, ctx, current, planned):
+        return planned
+
+    def plan_create(self, ctx, config, planned):
+        self.seen.append((dict(config), dict(planned)))
+        return dict(planned, address='10.0.0.%d' % len(self.seen))
+
+
+def test_the_framework_lets_a_create_be_planned():
+    """The framework internals that ``_servicer`` stands on (docs/developing.md): run_provider takes its servicer
+    from ``tf.provider.ProviderServicer`` when it starts, and ``Servicer`` hands the framework's plan of a create
+    to the resource's ``plan_create``, with the configuration; an update is the framework's own."""
+    import inspect  # pylint: disable=import-outside-toplevel
+
+    from tf import provider as tf_provider, runner  # pylint: disable=import-outside-toplevel
+    from tf.gen import tfplugin_pb2 as pb  # pylint: disable=import-outside-toplevel
+    from tf.types import Unknown  # pylint: disable=import-outside-toplevel
+    from tf.utils import read_dynamic_value, to_dynamic_value  # pylint: disable=import-outside-toplevel
+
+    from netpool_terraform import _servicer  # pylint: disable=import-error,import-outside-toplevel
+
+    assert 'from tf.provider import ProviderServicer' in inspect.getsource(runner.run_provider)
+    original = tf_provider.ProviderServicer
+    try:
+        _servicer.install()
+        assert tf_provider.ProviderServicer is _servicer.Servicer
+    finally:
+        tf_provider.ProviderServicer = original
+
+    class App(object):
+        def get_model_prefix(self):
+            return 'x_'
+
+        def get_resources(self):
+            return [_Planned]
+
+        def new_resource(self, klass):
+            return klass(self)
+
+    servicer = _servicer.Servicer(App())
+    _Planned.seen[:] = []
+    create = servicer.PlanResourceChange(pb.PlanResourceChange.Request(
+        type_name='x_planned', prior_state=to_dynamic_value(None),
+        proposed_new_state=to_dynamic_value({'name': 'a', 'address': Unknown}),
+        config=to_dynamic_value({'name': 'a', 'address': None})), None)
+    assert read_dynamic_value(create.planned_state) == {'name': 'a', 'address': '10.0.0.1'}
+    assert _Planned.seen == [({'name': 'a', 'address': None}, {'name': 'a', 'address': Unknown})]
+    update = servicer.PlanResourceChange(pb.PlanResourceChange.Request(
+        type_name='x_planned', prior_state=to_dynamic_value({'name': 'a', 'address': '10.0.0.1'}),
+        proposed_new_state=to_dynamic_value({'name': 'a', 'address': '10.0.0.1'}),
+        config=to_dynamic_value({'name': 'a', 'address': None})), None)
+    assert read_dynamic_value(update.planned_state) == {'name': 'a', 'address': '10.0.0.1'}
+    assert len(_Planned.seen) == 1

@@ -1,0 +1,202 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The addresses of new reservations, planned at ``terraform plan``.
+
+Terraform asks the provider to plan each resource on its own (ten at once), in a provider process that lives
+for one command, and asks again, in another process, right before it applies each one: that second plan must
+give what the first gave, or Terraform stops with "Provider produced inconsistent final plan". So:
+
+- ``Planner`` plans from the store, which it only reads (``Service.free_addresses``, ``Service.reservations``):
+  an owner that holds an address already keeps it; any other takes the next address the pool would hand out,
+  skipping those planned for others in this process: the resources of one plan get distinct addresses, in the
+  order Terraform asks for them.
+- ``Ledger`` keeps each planned address in a file of the provider's cache directory, by store and
+  ``(namespace, pool, owner, key, family)``: the plan before an apply finds it there and gives it again. The
+  apply reserves exactly it (``Service.reserve(planned=True)``), then forgets it. An address taken by someone
+  else since it was planned fails that plan, naming the holder, and is forgotten: the next plan plans another.
+
+Every method of ``Planner`` runs in the provider's store thread (``NetpoolProvider.run``), one at a time.
+"""
+
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import tempfile
+
+#: addresses read from the store at once for the next new reservations of a pool
+BATCH = 256
+
+
+class Ledger(object):
+    """The planned addresses of one store: a file of JSON lines ``[identity, address or null]``, appended to
+    (a later line wins; null forgets), rewritten whole when it holds many forgotten lines. A file that cannot
+    be read or written leaves the plans of this process only (an apply in another process then plans anew)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.entries = None
+
+    @classmethod
+    def of(cls, directory, store):
+        return cls(os.path.join(directory, 'planned-%s.jsonl' % hashlib.sha256(store.encode()).hexdigest()[:20]))
+
+    def _load(self):
+        if self.entries is not None:
+            return
+        self.entries, lines = {}, 0
+        try:
+            with open(self.path) as f:
+                for line in f:
+                    lines += 1
+                    try:
+                        ident, address = json.loads(line)
+                    except ValueError:
+                        continue        # a line cut short by a crash
+                    if address is None:
+                        self.entries.pop(tuple(ident), None)
+                    else:
+                        self.entries[tuple(ident)] = address
+        except (IOError, OSError):
+            return
+        if lines > 2 * len(self.entries) + 1000:
+            self._rewrite()
+
+    def _rewrite(self):
+        try:
+            with open(self.path, 'a') as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                fd, tmp = tempfile.mkstemp(dir=os.path.dirname(self.path))
+                with os.fdopen(fd, 'w') as f:
+                    for ident, address in self.entries.items():
+                        f.write(json.dumps([list(ident), address]) + '\n')
+                os.replace(tmp, self.path)
+        except (IOError, OSError):
+            pass
+
+    def _append(self, ident, address):
+        try:
+            with open(self.path, 'a') as f:
+                fcntl.flock(f, fcntl.LOCK_EX)
+                f.write(json.dumps([list(ident), address]) + '\n')
+        except (IOError, OSError) as e:
+            if e.errno not in (errno.EACCES, errno.EROFS, errno.ENOENT, errno.ENOSPC):
+                raise
+
+    def get(self, ident):
+        self._load()
+        return self.entries.get(ident)
+
+    def put(self, ident, address):
+        self._load()
+        if self.entries.get(ident) != address:
+            self.entries[ident] = address
+            self._append(ident, address)
+
+    def forget(self, ident):
+        self._load()
+        if self.entries.pop(ident, None) is not None:
+            self._append(ident, None)
+
+
+class PlannedAddressTaken(Exception):
+    """The address planned for a reservation is held by another one now: ``holder`` is its reservation dict."""
+
+    def __init__(self, address, holder):
+        Exception.__init__(self, address)
+        self.address = address
+        self.holder = holder
+
+
+class Planner(object):
+    """The addresses planned by this provider process, over ``ledger``."""
+
+    def __init__(self, ledger):
+        self.ledger = ledger
+        #: identity -> the reservation dict planned for it in this process
+        self.planned = {}
+        #: (namespace, pool) -> the addresses planned in this process
+        self.taken = {}
+        #: (namespace, pool) -> ({(owner, key): [reservation dicts]}, {address: reservation dict}) as read once
+        self.held = {}
+        #: (namespace, pool, family) -> free reservation dicts read and not handed out yet
+        self.free = {}
+        #: identities whose current reservation this process planned to replace: it goes before the new one
+        self.replacing = set()
+
+    def _held(self, service, namespace, pool):
+        if (namespace, pool) not in self.held:
+            by_owner, by_address = {}, {}
+            for r in service.reservations(namespace, pools=[pool])['reservations']:
+                by_owner.setdefault((r['owner'], r['key']), []).append(r)
+                by_address[r['address']] = r
+            self.held[(namespace, pool)] = by_owner, by_address
+        return self.held[(namespace, pool)]
+
+    def plan(self, service, ident):
+        """The reservation dict planned for ``ident`` ``(namespace, pool, owner, key, family)``, or None (no free
+        address: the apply's reservation says why). ``PoolNotFound`` for a pool the store does not have (yet);
+        ``PlannedAddressTaken`` for an address planned earlier that another reservation holds now."""
+        if ident in self.planned:
+            return self.planned[ident]
+        namespace, pool, owner, key, family = ident
+        by_owner, by_address = self._held(service, namespace, pool)
+        taken = self.taken.setdefault((namespace, pool), set())
+        mine = [r for r in by_owner.get((owner, key), ()) if family is None or version(r['address']) == family]
+        if ident in self.replacing:
+            mine = []
+        found = None
+        earlier = self.ledger.get(ident)
+        if earlier is not None and earlier not in taken:
+            holder = by_address.get(earlier)
+            if holder is not None and (holder['owner'], holder['key']) != (owner, key):
+                self.ledger.forget(ident)
+                raise PlannedAddressTaken(earlier, holder)
+            found = next((r for r in mine if r['address'] == earlier), None)
+            if found is None and mine:
+                self.ledger.forget(ident)
+                raise PlannedAddressTaken(earlier, mine[0])
+            if found is None:
+                found = self._free(service, namespace, pool, family, taken, earlier)
+                if found is None:       # taken since this process read who holds what: read it again
+                    self.ledger.forget(ident)
+                    del self.held[(namespace, pool)]
+                    raise PlannedAddressTaken(earlier, self._held(service, namespace, pool)[1].get(earlier))
+        if found is None and mine:
+            found = mine[0]
+        if found is None:
+            found = self._free(service, namespace, pool, family, taken)
+        if found is None:
+            return None
+        taken.add(found['address'])
+        self.planned[ident] = found
+        self.ledger.put(ident, found['address'])
+        return found
+
+    def _free(self, service, namespace, pool, family, taken, address=None):
+        """The next free address's reservation dict (``address``: that one, if free), or None."""
+        if address is not None:
+            found = service.free_addresses(pool, namespace=namespace, family=family, at=address)
+            return dict(found[0], static=False) if found else None
+        queue = self.free.setdefault((namespace, pool, family), [])
+        for attempt in (0, 1):
+            while queue:
+                r = queue.pop(0)
+                if r['address'] not in taken:
+                    return dict(r, static=False)
+            if attempt == 0:
+                queue.extend(service.free_addresses(pool, namespace=namespace, family=family, count=BATCH,
+                                                    skip=sorted(taken)))
+        return None
+
+    def applied(self, ident):
+        """The reservation of ``ident`` is made (or failed for good): its planned address is not needed again."""
+        self.ledger.forget(ident)
+
+
+def version(address):
+    """``ipv4`` or ``ipv6``: the family of an address string."""
+    return 'ipv6' if ':' in address else 'ipv4'
