@@ -269,8 +269,8 @@ def main():
     parser.add_argument('--starts', type=int, default=5, help='start-ups of each provider to time (0: none)')
     parser.add_argument('--base', help='a checkout of another version of the collection (e.g. a worktree of main): '
                                        'its provider is measured too, as "base"')
-    parser.add_argument('--kinds', nargs='+', choices=KINDS, help='the kinds to measure (default: all; base with '
-                                                                   '--base only)')
+    parser.add_argument('--kinds', nargs='+', choices=KINDS,
+                        help='the kinds to measure (default: all; base with --base only)')
     args = parser.parse_args()
     kinds = [k for k in (args.kinds or KINDS) if k != 'base' or args.base]
     if not shutil.which('terraform'):
