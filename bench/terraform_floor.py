@@ -308,6 +308,10 @@ def main():
             for kind in kinds:
                 results[kind].append(round_of(harness, kind, args.count, tmp, envs[kind],
                                               installed.get(kind, (None, None, os.devnull))[2]))
+                # as it comes, so that a run stopped early keeps what it measured
+                print('  %s: %s (load average %.2f)' % (kind, ', '.join(
+                    '%s %.2f / %.2f [%d]' % ((step,) + figures) for step, figures in results[kind][-1].items()),
+                    os.getloadavg()[0]), flush=True)
         print('  %-18s' % 'command' + ''.join(' %22s' % k for k in kinds)
               + ''.join(' %14s' % ('%s÷tf_data' % k) for k in kinds if k != 'terraform_data'))
         for step in results[kinds[0]][0]:
