@@ -3,13 +3,14 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """What the provider, its resources and its data sources share: Terraform values (``Object``, ``unknown``,
-``known``, ``strings``), the diagnostics of a failure (``add_failure``, ``add_bug``) and ``Base``, the class of
-every resource and data source.
+``known``, ``strings``), the diagnostics of a failure (``add_failure``, ``add_bug``), the collection's service
+(``runner``) and ``Base``, the class of every resource and data source.
 
 Both ``provider`` and ``resources`` import this module, and ``provider`` imports ``resources``: nothing here
 imports either, so the package has no import loop.
 """
 
+import importlib
 import json
 import traceback
 
@@ -22,10 +23,20 @@ from netpool_terraform import _collection
 _collection.ensure()
 
 # pylint: disable=wrong-import-position
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets  # noqa: E402
+from ansible_collections.netpool.ipam.plugins.module_utils import _secrets  # noqa: E402
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError  # noqa: E402
 
 ISSUES = 'https://github.com/netpool/ipam/issues'
+
+
+def runner():
+    """The collection's ``_runner`` module (the service over a store), imported at its first use.
+
+    Terraform starts the provider 3 to 5 times for one command, and most of those processes never touch the
+    store: one answers the schema, one validates the configuration, one plans new resources. The service, the
+    stores and what they import are a third of a start's own time, paid only by a process that reads or writes.
+    """
+    return importlib.import_module('ansible_collections.netpool.ipam.plugins.module_utils._runner')
 
 
 class Object(TfType):
@@ -73,7 +84,7 @@ def strings(mapping):
 
 def add_failure(diags, summary, error, params):
     """An error diagnostic for ``IpamError`` ``error``: the summary names what failed and the SPEC code."""
-    failure = _runner.failure(error, dict((k, v) for k, v in params.items() if not unknown(v)))
+    failure = runner().failure(error, dict((k, v) for k, v in params.items() if not unknown(v)))
     diags.add_error('%s (error %s)' % (summary, failure['error']), failure['msg'])
 
 

@@ -7,7 +7,8 @@
 Every call into the collection goes through ``NetpoolProvider.run``: one thread of the provider process
 talks to the store (a SQLite connection belongs to the thread that opened it; Terraform asks for up to ten
 resources at once), through ``_runner.with_service``, the function the collection's action plugins and
-lookup use. Whatever fails there becomes a Terraform error diagnostic whose summary ends with the SPEC error
+lookup use, imported at the first call (``_base.runner``): a start that only answers the schema or validates
+never imports the service and the stores. Whatever fails there becomes a Terraform error diagnostic whose summary ends with the SPEC error
 code (``(error pool_exhausted)``), secrets hidden: an exception that left the provider would reach the user
 as an unreadable gRPC error.
 """
@@ -20,12 +21,11 @@ from tf.schema import Attribute, Schema
 from tf.types import Bool, Number, String
 
 from netpool_terraform import resources
-from netpool_terraform._base import ISSUES, add_bug, add_failure, unknown
+from netpool_terraform._base import ISSUES, add_bug, add_failure, runner, unknown
 from netpool_terraform._planning import Ledger, Planner
 from netpool_terraform.mirror import SOURCE
 
 # pylint: disable=wrong-import-order
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner  # noqa: E402
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError, InvalidArgument  # noqa: E402
 from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_OPTIONS  # noqa: E402
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import store_kind  # noqa: E402
@@ -98,7 +98,7 @@ class NetpoolProvider(iface.Provider):
         try:
             params = resolve(config)
             from netpool_terraform.__main__ import cert_cache_dir     # pylint: disable=import-outside-toplevel
-            self.planner = Planner(Ledger.of(cert_cache_dir(), _runner.store_location(params, os.getcwd())))
+            self.planner = Planner(Ledger.of(cert_cache_dir(), runner().store_location(params, os.getcwd())))
             self.params = params
         except IpamError as e:
             add_failure(diags, 'The netpool provider settings are invalid', e, config)
@@ -127,7 +127,7 @@ class NetpoolProvider(iface.Provider):
 
     def _run(self, diags, doing, work):
         try:
-            return _runner.with_service(self.params, os.getcwd(), work)
+            return runner().with_service(self.params, os.getcwd(), work)
         except IpamError as e:
             add_failure(diags, 'Cannot %s' % doing, e, self.params)
         except Exception as e:  # pylint: disable=broad-except

@@ -19,11 +19,11 @@ one set of rules and one state. What is Terraform's own:
 from tf import iface
 from tf.types import Bool, List, Map, Number, String, Unknown
 
-from netpool_terraform._base import Base, Object, add_bug, known, strings, unknown
+from netpool_terraform._base import Base, Object, add_bug, known, runner, strings, unknown
 from netpool_terraform._planning import PlannedAddressTaken
 
 # pylint: disable=wrong-import-order
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _metadata, _runner
+from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _metadata
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, IpamError, InvalidArgument, PoolNotFound)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
@@ -439,7 +439,7 @@ class Pool(Base, iface.Resource):
         prefix_length = known(planned.get('prefix_length'))
         return service.pool(
             planned['name'], namespace=self._namespace(planned),
-            subnets=_runner.pool_subnets({'subnets': known(planned.get('subnets'))}),
+            subnets=runner().pool_subnets({'subnets': known(planned.get('subnets'))}),
             parent=planned.get('parent'), prefix_length=None if prefix_length is None else int(prefix_length),
             ranges=known(planned.get('ranges')),
             strategy=known(planned.get('strategy')), reuse_delay=known(planned.get('reuse_delay')),
@@ -494,7 +494,7 @@ class Pool(Base, iface.Resource):
         """True when the state's subnets are what the store has, by the service's rules (check mode)."""
         try:
             return not service.pool(state['name'], namespace=state['namespace'],
-                                    subnets=_runner.pool_subnets({'subnets': state['subnets']}), check=True)['changed']
+                                    subnets=runner().pool_subnets({'subnets': state['subnets']}), check=True)['changed']
         except IpamError:
             return False
 

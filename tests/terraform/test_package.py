@@ -8,6 +8,7 @@ certificate, how it reads its settings and import ids. (End to end: test_terrafo
 import os
 import stat
 import subprocess
+import sys
 
 import pytest
 import yaml
@@ -81,6 +82,34 @@ def test_settings_read_as_the_collection_reads_them(monkeypatch):
     for bad in ({'timeout': 0}, {'store': 'mysql://db/x'}, {'store': 'host=db dbname=ipam'}):
         with pytest.raises(InvalidArgument):
             resolve(bad)
+
+
+STARTS = r'''
+import sys
+from tf.utils import Diagnostics
+from netpool_terraform.provider import NetpoolProvider
+from netpool_terraform.resources import Reservation
+SERVICE = 'ansible_collections.netpool.ipam.plugins.module_utils._service'
+provider, diags = NetpoolProvider(), Diagnostics()
+provider.get_provider_schema(diags)
+schemas = [r.get_schema() for r in provider.get_resources() + provider.get_data_sources()]
+provider.validate_config(diags, {'store': sys.argv[1]})
+Reservation(provider).validate(diags, 'netpool_reservation', {'pool': 'web', 'owner': 'vm1', 'ttl': '1h'})
+provider.configure_provider(diags, {'store': sys.argv[1]})
+assert not diags.diagnostics, diags.diagnostics
+print(SERVICE in sys.modules, 'sqlite3' in sys.modules)
+provider.run(diags, 'read', lambda service: service.get('web', 'vm1'))
+print(SERVICE in sys.modules, 'sqlite3' in sys.modules)
+'''
+
+
+def test_a_start_that_touches_no_store_imports_no_store(tmp_path):
+    """Terraform starts the provider 3 to 5 times per command, and most starts only answer the schema, validate
+    or plan: the service and the stores are imported by the first call that reads or writes."""
+    env = dict(os.environ, NETPOOL_TERRAFORM_COLLECTIONS_PATH=COLLECTIONS)
+    out = subprocess.run([sys.executable, '-c', STARTS, str(tmp_path / 'ipam.sqlite')], capture_output=True,
+                         text=True, env=env, check=True)
+    assert out.stdout.split() == ['False', 'False', 'True', 'True']
 
 
 def test_import_ids():

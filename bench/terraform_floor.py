@@ -1,0 +1,335 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The floor of a Terraform provider on the ``tf`` framework with netpool's schema, beside netpool and terraform_data.
+
+The floor provider is netpool's provider with the work taken out: the same framework, the same provider
+settings and the same schemas of ``netpool_pool`` and ``netpool_reservation`` (taken from
+``netpool_terraform.resources``), whose create, read and delete touch no store: a create fills the computed
+attributes with values of their type, a read returns the state as it is, a delete does nothing. It is installed
+as netpool's is (a filesystem mirror whose launcher runs Python), so what it costs beside ``terraform_data``
+(Terraform's built-in resource: no provider started) is Terraform's and the framework's share for this schema;
+what netpool costs beside it is netpool's own.
+
+For --count reservations in one pool on a fresh SQLite store, each kind in a directory of its own: ``terraform
+plan`` of the new resources, ``terraform apply``, ``terraform plan`` with nothing to do, ``terraform destroy``;
+wall and CPU seconds (terraform's and the providers' it started), and how many times Terraform started the
+provider. Kinds: ``terraform_data``, ``floor``, ``netpool`` (the provider of this checkout) and, with --base
+DIR, ``base`` (the provider of another checkout, e.g. a worktree of main), so that a change is measured beside
+what it changes in one run.
+
+    .venv/bin/python bench/terraform_floor.py --count 1000 --rounds 1
+    .venv/bin/python bench/terraform_floor.py --count 1000 --base ../wt-main --kinds base netpool
+
+Reuses bench/terraform.py (its configurations, timers and start-up measure). The provider side of this file is
+``serve``: the launcher runs ``python bench/terraform_floor.py serve SCHEMA.json``.
+"""
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VERSION = '0.0.1'
+KINDS = ('terraform_data', 'floor', 'netpool', 'base')
+
+
+# --- the floor provider (runs in the process Terraform starts: imports the framework only) ---------------------
+
+def _tf_type(cty):
+    """A ``tf`` type from its Terraform (cty) JSON type, as ``TfType.tf_type()`` writes it."""
+    from tf import types       # pylint: disable=import-outside-toplevel
+    if isinstance(cty, str):
+        return {'string': types.String, 'number': types.Number, 'bool': types.Bool}[cty]()
+    if cty[0] == 'list':
+        return types.List(_tf_type(cty[1]))
+    if cty[0] == 'map':
+        return types.Map(_tf_type(cty[1]))
+    if cty[0] == 'object':
+        return _object_type()(dict((k, _tf_type(v)) for k, v in cty[1].items()), cty[2] if len(cty) > 2 else ())
+    raise ValueError('type %r' % (cty,))
+
+
+def _object_type():
+    from tf.types import TfType     # pylint: disable=import-outside-toplevel
+
+    class Object(TfType):
+        """An object type as netpool's (``_base.Object``): the framework has none."""
+
+        def __init__(self, attributes, optional=()):
+            self.attributes = attributes
+            self.optional = sorted(optional)
+
+        def encode(self, value):
+            if not isinstance(value, dict):
+                return value
+            return dict((k, t.encode(value.get(k))) for k, t in self.attributes.items())
+
+        def decode(self, value):
+            if not isinstance(value, dict):
+                return value
+            return dict((k, t.decode(value.get(k))) for k, t in self.attributes.items())
+
+        def tf_type(self):
+            kind = ['object', dict((k, json.loads(t.tf_type())) for k, t in self.attributes.items())]
+            if self.optional:
+                kind.append(self.optional)
+            return json.dumps(kind, separators=(',', ':')).encode()
+    return Object
+
+
+def _filler(cty, name):
+    """A value of type ``cty`` for a computed attribute ``name`` a create left unknown."""
+    if isinstance(cty, str):
+        return {'string': 'floor-%s' % name, 'number': 24, 'bool': False}[cty]
+    return {'list': [], 'map': {}}.get(cty[0])
+
+
+def floor_provider(schema):
+    """The floor provider for ``schema`` (what ``schema_of`` wrote)."""
+    from tf import iface                                    # pylint: disable=import-outside-toplevel
+    from tf.schema import Attribute, Schema                 # pylint: disable=import-outside-toplevel
+    from tf.types import Unknown                            # pylint: disable=import-outside-toplevel
+    import msgpack                                          # pylint: disable=import-outside-toplevel
+
+    def attributes(entries):
+        return [Attribute(e['name'], _tf_type(e['type']), description=e['doc'], **e['flags']) for e in entries]
+
+    def resource(name, entries):
+        class Floor(iface.Resource):
+            def __init__(self, provider):
+                self.provider = provider
+
+            @classmethod
+            def get_name(cls):
+                return name
+
+            @classmethod
+            def get_schema(cls):
+                return Schema(version=0, attributes=attributes(entries))
+
+            def create(self, ctx, planned):
+                state = dict(planned)
+                for e in entries:
+                    value = state.get(e['name'])
+                    if value is Unknown or isinstance(value, msgpack.ExtType):
+                        state[e['name']] = _filler(e['type'], e['name'])
+                return state
+
+            def read(self, ctx, current):
+                return current
+
+            def update(self, ctx, current, planned):
+                return self.create(ctx, planned)
+
+            def delete(self, ctx, current):
+                return None
+
+            def upgrade(self, ctx, version, old):
+                return old
+        return Floor
+
+    class FloorProvider(iface.Provider):
+        def get_model_prefix(self):
+            return 'netpool_'
+
+        def full_name(self):
+            return 'terraform.local/netpool/netpool'
+
+        def get_provider_schema(self, diags):
+            return Schema(version=0, attributes=attributes(schema['provider']))
+
+        def validate_config(self, diags, config):
+            pass
+
+        def configure_provider(self, diags, config):
+            pass
+
+        def get_data_sources(self):
+            return []
+
+        def get_resources(self):
+            return [resource(name, entries) for name, entries in schema['resources'].items()]
+
+    return FloorProvider()
+
+
+def serve(schema_path):
+    from pathlib import Path     # pylint: disable=import-outside-toplevel
+    from tf import runner        # pylint: disable=import-outside-toplevel
+
+    runner._get_cert_cache_path = lambda: Path(os.path.dirname(schema_path)) / 'ssl_cert.json'  # pylint: disable=W0212
+    with open(schema_path) as f:
+        provider = floor_provider(json.load(f))
+    runner.run_provider(provider, sys.argv)
+    return 0
+
+
+# --- the benchmark ----------------------------------------------------------------------------------------------
+
+def schema_of(checkout):
+    """netpool's provider settings and resource schemas (names, cty types, flags, descriptions) as JSON, read from
+    ``checkout``'s provider in a Python of its own (so this process imports neither the provider nor the
+    collection)."""
+    code = r'''
+import json
+from tf.types import Unknown
+from netpool_terraform import provider
+def entries(attributes):
+    return [dict(name=a.name, type=json.loads(a.type.tf_type()), doc=a.description or '',
+                 flags=dict((k, getattr(a, k)) for k in ('required', 'optional', 'computed', 'sensitive',
+                                                          'requires_replace', 'default') if getattr(a, k, None) not in (None, False, Unknown)))
+            for a in attributes]
+p = provider.NetpoolProvider()
+print(json.dumps(dict(provider=entries(p.get_provider_schema(None).attributes),
+                      resources=dict((r.get_name(), entries(r.get_schema().attributes)) for r in p.get_resources()))))
+'''
+    return subprocess.run([sys.executable, '-c', code], env=provider_env(checkout), capture_output=True, text=True,
+                          check=True).stdout
+
+
+def provider_env(checkout):
+    return dict(os.environ, PYTHONPATH=os.path.join(checkout, 'terraform'),
+                NETPOOL_TERRAFORM_COLLECTIONS_PATH=os.path.join(checkout, 'collections'))
+
+
+def install(kind, tmp, checkout=None):
+    """A filesystem mirror and CLI configuration holding the provider of ``kind``: ``(cli config, launcher, the
+    file each start of the provider adds a line to)``. The launcher is a /bin/sh script, as the ``mirror``
+    command writes; here it also counts the starts (an ``echo``, no process)."""
+    base = os.path.join(tmp, kind)
+    mirror_dir = os.path.join(base, 'mirror')
+    directory = os.path.join(mirror_dir, 'terraform.local', 'netpool', 'netpool', VERSION,
+                             'linux_amd64' if platform.machine() == 'x86_64' else 'linux_arm64')
+    os.makedirs(directory)
+    starts_log = os.path.join(base, 'starts')
+    lines = ['#!/bin/sh', 'echo >> %s' % starts_log]
+    if kind == 'floor':
+        schema = os.path.join(base, 'schema.json')
+        with open(schema, 'w') as f:
+            f.write(schema_of(ROOT))
+        lines.append('exec %s %s serve %s "$@"' % (sys.executable, os.path.abspath(__file__), schema))
+    else:
+        lines += ['PYTHONPATH=%s; export PYTHONPATH' % os.path.join(checkout, 'terraform'),
+                  'NETPOOL_TERRAFORM_COLLECTIONS_PATH=%s; export NETPOOL_TERRAFORM_COLLECTIONS_PATH'
+                  % os.path.join(checkout, 'collections'),
+                  'exec %s -m netpool_terraform "$@"' % sys.executable]
+    launcher = os.path.join(directory, 'terraform-provider-netpool_v%s' % VERSION)
+    with open(launcher, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    os.chmod(launcher, 0o755)
+    cli = os.path.join(base, 'cli.tfrc')
+    with open(cli, 'w') as f:
+        f.write('provider_installation {\n  filesystem_mirror {\n    path    = "%s"\n    include = '
+                '["terraform.local/netpool/netpool"]\n  }\n  direct {\n    exclude = ["terraform.local/netpool/netpool"]'
+                '\n  }\n}\n' % mirror_dir)
+    return cli, launcher, starts_log
+
+
+def starts_of(path):
+    try:
+        with open(path) as f:
+            return len(f.readlines())
+    except OSError:
+        return 0
+
+
+def round_of(harness, kind, count, tmp, env, starts_log):
+    work = tempfile.mkdtemp(dir=tmp, prefix=kind + '-')
+    config = (harness.FLOOR if kind == 'terraform_data' else harness.NETPOOL) % count
+    with open(os.path.join(work, 'main.tf'), 'w') as f:
+        f.write(config.replace('source = "terraform.local/netpool/netpool"',
+                               'source = "terraform.local/netpool/netpool", version = "%s"' % VERSION))
+    harness.terraform(['init', '-input=false'], work, env)
+    found = {}
+    for step, args in (('plan (new)', ['plan', '-input=false']),
+                       ('apply', ['apply', '-auto-approve', '-input=false']),
+                       ('plan (no change)', ['plan', '-input=false', '-detailed-exitcode']),
+                       ('destroy', ['destroy', '-auto-approve', '-input=false'])):
+        before = starts_of(starts_log)
+        wall, cpu = harness.terraform(args, work, env)
+        found[step] = (wall, cpu, starts_of(starts_log) - before)
+    return found
+
+
+def main():
+    if sys.argv[1:2] == ['serve']:
+        return serve(sys.argv[2])
+    import terraform as harness     # bench/terraform.py   pylint: disable=import-outside-toplevel
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--count', type=int, default=1000)
+    parser.add_argument('--rounds', type=int, default=1)
+    parser.add_argument('--starts', type=int, default=5, help='start-ups of each provider to time (0: none)')
+    parser.add_argument('--base', help='a checkout of another version of the collection (e.g. a worktree of main): '
+                                       'its provider is measured too, as "base"')
+    parser.add_argument('--kinds', nargs='+', choices=KINDS,
+                        help='the kinds to measure (default: all; base with --base only)')
+    args = parser.parse_args()
+    kinds = [k for k in (args.kinds or KINDS) if k != 'base' or args.base]
+    if not shutil.which('terraform'):
+        raise SystemExit('needs terraform on PATH')
+    tmp = tempfile.mkdtemp(prefix='netpool-bench-terraform-floor-')
+    try:
+        installed = {}
+        for kind in kinds:
+            if kind != 'terraform_data':
+                installed[kind] = install(kind, tmp, os.path.abspath(args.base) if kind == 'base' else ROOT)
+        envs = {}
+        for kind in kinds:
+            home = os.path.join(tmp, 'home-' + kind)
+            os.makedirs(home)
+            envs[kind] = dict(os.environ, CHECKPOINT_DISABLE='1', TF_IN_AUTOMATION='1', HOME=home,
+                              TF_CLI_CONFIG_FILE=installed[kind][0] if kind in installed else os.devnull)
+            envs[kind].pop('PYTHONPATH', None)
+        version = subprocess.run(['terraform', 'version'], capture_output=True, text=True, env=envs[kinds[0]],
+                                 check=False).stdout.splitlines()[0]
+        print('Machine: %s, %d CPUs, Python %s, %s, load average %s'
+              % (platform.platform(), os.cpu_count(), platform.python_version(), version,
+                 ' '.join('%.2f' % x for x in os.getloadavg())))
+        if args.starts:
+            print('\nStart-up to the handshake, median of %d, seconds, wall / CPU:' % args.starts)
+            for kind, (_cli, launcher, starts_log) in installed.items():
+                times = [harness.until_handshake([launcher], dict(envs[kind], TF_PLUGIN_MAGIC_COOKIE=harness.COOKIE))
+                         for _i in range(args.starts)]
+                print('  %-10s %.3f / %.3f' % (kind, statistics.median(t[0] for t in times),
+                                               statistics.median(t[1] for t in times)))
+                os.remove(starts_log)
+        print('\nterraform with %d resources, median of %d rounds (kinds alternate in each round), seconds, '
+              'wall / CPU [provider starts]:' % (args.count, args.rounds))
+        results = dict((kind, []) for kind in kinds)
+        for _round in range(args.rounds):
+            for kind in kinds:
+                results[kind].append(round_of(harness, kind, args.count, tmp, envs[kind],
+                                              installed.get(kind, (None, None, os.devnull))[2]))
+                # as it comes, so that a run stopped early keeps what it measured
+                print('  %s: %s (load average %.2f)' % (kind, ', '.join(
+                    '%s %.2f / %.2f [%d]' % ((step,) + figures) for step, figures in results[kind][-1].items()),
+                    os.getloadavg()[0]), flush=True)
+        print('  %-18s' % 'command' + ''.join(' %22s' % k for k in kinds)
+              + ''.join(' %14s' % ('%s÷tf_data' % k) for k in kinds if k != 'terraform_data'))
+        for step in results[kinds[0]][0]:
+            line, walls = '  %-18s' % step, {}
+            for kind in kinds:
+                wall, cpu = [statistics.median(r[step][i] for r in results[kind]) for i in (0, 1)]
+                walls[kind] = (wall, cpu)
+                line += ' %9.2f / %6.2f [%d]' % (wall, cpu, max(r[step][2] for r in results[kind]))
+            if 'terraform_data' in walls:
+                anchor = walls['terraform_data']
+                for kind in kinds:
+                    if kind != 'terraform_data':
+                        line += ' %6.2f / %5.2f' % (walls[kind][0] / anchor[0], walls[kind][1] / anchor[1])
+            print(line)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
