@@ -29,8 +29,8 @@ def returning(store, pool, owner, key, version):
 
     The owner's last history entry in the pool for that key (and family) is its release (or expiry) of the
     address, the address still rests in the pool, the last history entry of the address in the namespace is that
-    same release (no other owner took it since, in this pool or another of its tree), and the pool may still hand it out (its shape may have changed
-    while the address rested)."""
+    same release (no other owner took it since, in this pool or another of its tree), and the pool may still hand
+    it out (its shape may have changed while the address rested)."""
     if not pool.reuse_delay:
         return None
     last = None

@@ -10,8 +10,9 @@ give what the first gave, or Terraform stops with "Provider produced inconsisten
 
 - ``Planner`` plans from the store, which it only reads (``Service.free_addresses``, ``Service.reservations``):
   an owner that holds an address already keeps it; any other takes the next address the pool would hand out,
-  skipping those planned for others in this process: the resources of one plan get distinct addresses, in the
-  order Terraform asks for them.
+  skipping those planned for others in this process and in the ledger: the resources of one plan get distinct
+  addresses, in the order Terraform asks for them, and a reservation planned anew by an apply (its values were
+  unknown at plan) never takes one the plan gave another.
 - ``Ledger`` keeps each planned address in a file of the provider's cache directory, by store and
   ``(namespace, pool, owner, key, family)``: the plan before an apply finds it there and gives it again. The
   apply reserves exactly it (``Service.reserve(planned=True)``), then forgets it. An address taken by someone
@@ -89,6 +90,11 @@ class Ledger(object):
     def get(self, ident):
         self._load()
         return self.entries.get(ident)
+
+    def addresses(self, namespace, pool):
+        """The addresses planned in ``pool`` of ``namespace``, for any owner."""
+        self._load()
+        return set(address for ident, address in self.entries.items() if ident[:2] == (namespace, pool))
 
     def put(self, ident, address):
         self._load()
@@ -188,8 +194,10 @@ class Planner(object):
                 if r['address'] not in taken:
                     return dict(r, static=False)
             if attempt == 0:
+                # what the ledger holds for others: a plan's addresses that this process (an apply) has not
+                # planned again yet, and must not give to a reservation it plans anew
                 queue.extend(service.free_addresses(pool, namespace=namespace, family=family, count=BATCH,
-                                                    skip=sorted(taken)))
+                                                    skip=sorted(taken | self.ledger.addresses(namespace, pool))))
         return None
 
     def applied(self, ident):

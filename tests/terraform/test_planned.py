@@ -171,3 +171,32 @@ resource "netpool_reservation" "fixed" {
     assert changes['netpool_reservation.vm']['actions'] == ['no-op']
     w.apply('plan.bin')
     assert held(sqlite_store)['vm2']['address'] == '10.20.0.11'
+
+
+def test_known_only_at_apply_beside_planned_ones(tmp_path, cli_config, sqlite_store):
+    """A reservation whose owner is known only at apply (a terraform_data's output) is planned by the apply, and
+    never takes the address the plan gave another reservation of the pool, even when the apply gets to it
+    first."""
+    web(sqlite_store)
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
+    w.write('''
+resource "terraform_data" "name" {
+  input = "late"
+}
+resource "netpool_reservation" "late" {
+  pool  = "web"
+  owner = terraform_data.name.output
+}
+resource "netpool_reservation" "early" {
+  pool       = "web"
+  owner      = "early"
+  depends_on = [netpool_reservation.late]
+}
+''')
+    changes = dict((c['address'], c['change']) for c in saved_plan(w)['resource_changes'])
+    assert changes['netpool_reservation.early']['after']['address'] == '10.20.0.10'
+    assert changes['netpool_reservation.late']['after_unknown']['address'] is True
+    w.apply('plan.bin')
+    stored = held(sqlite_store)
+    assert (stored['early']['address'], stored['late']['address']) == ('10.20.0.10', '10.20.0.11')
+    assert w.plan() == (0, {})
