@@ -447,6 +447,7 @@ def test_reserve_role_with_ipam_align_with_aligns_the_play_together(tmp_path):
     assert Service(opened).get('storage', 'n1')['address'] == '10.67.0.40'
     opened.close()
 
+
 PUBLISH_DIRECTORIES_PLAY = """
 - name: Declare a pool with a host that has a MAC and a name
   hosts: localhost
