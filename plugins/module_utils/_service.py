@@ -203,12 +203,21 @@ class Service(PoolOperations):
         fresh = dict((i, self._fresh(p, requests[i][0], key, requests[i][2], ttl)) for i in order
                      if requests[i][1] is None and currents[i] is None)
         returned = self._returns(p, fresh, key, version)
-        self._allocate(p, [fresh[i] for i in order if i in fresh and i not in returned], version)
-        for i in order:
-            owner, at, metadata = requests[i]
-            if at is None:
-                results[i] = self._reserve_one(p, owner, key, currents[i], None, version, metadata, ttl, force,
-                                               reassign, check, fresh.get(i), i in returned)
+        # the returns are written before the others allocate: a store that allocates for itself (NetBox) must see
+        # a returned address held, not free
+        dynamics = [i for i in order if requests[i][1] is None]
+
+        def one(i):
+            owner, _at, metadata = requests[i]
+            results[i] = self._reserve_one(p, owner, key, currents[i], None, version, metadata, ttl, force,
+                                           reassign, check, fresh.get(i), i in returned)
+        for i in dynamics:
+            if i in returned:
+                one(i)
+        self._allocate(p, [fresh[i] for i in dynamics if i in fresh and i not in returned], version)
+        for i in dynamics:
+            if i not in returned:
+                one(i)
         return results
 
     def _returns(self, p, fresh, key, version):
@@ -285,10 +294,12 @@ class Service(PoolOperations):
             fresh = dict((i, self._fresh(p, owner, key, metadata, ttl)) for i, (owner, _a, metadata)
                          in enumerate(requests) if currents[i] is None)
             returned = self._returns(p, fresh, key, version)
-            self._allocate(p, [fresh[i] for i in sorted(fresh) if i not in returned], version)
-            results[version] = [self._reserve_one(p, owner, key, currents[i], None, version, metadata, ttl, False,
-                                                  False, check, fresh.get(i), i in returned)
-                                for i, (owner, _a, metadata) in enumerate(requests)]
+            done = dict((i, self._reserve_one(p, requests[i][0], key, None, None, version, requests[i][2], ttl,
+                                              False, False, check, fresh[i], True)) for i in sorted(returned))
+            self._allocate(p, [fresh[i] for i in sorted(fresh) if i not in returned], version)   # (as _reserve_all)
+            results[version] = [done[i] if i in done else self._reserve_one(
+                p, owner, key, currents[i], None, version, metadata, ttl, False, False, check, fresh.get(i))
+                for i, (owner, _a, metadata) in enumerate(requests)]
         return list(zip(results[4], results[6]))
 
     @staticmethod

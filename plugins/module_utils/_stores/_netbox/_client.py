@@ -54,6 +54,8 @@ class Transaction(object):
         #                             what it created, ('restore', callable) for what it deleted or changed
         self.freed = set()          # (version, address) of IP addresses the writes delete
         self.predicted = set()      # (version, address) check mode said it would hand out
+        self.history = []           # the history entries of this transaction, not in NetBox's change log yet
+        self.resting = {}           # (namespace, pool, version, address) -> (until, its write) of the rests it makes
         self.rebuilt = {}           # (namespace, pool) -> (pool, the IP ranges it should have): made last
         # reads kept for the transaction (NetBox holds no lock: re-reading would not make them any truer)
         self.listed = {}            # namespace -> {name: Pool} of its prefixes

@@ -21,6 +21,10 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapp
 from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
 
 
+def _nothing(message):     # pylint: disable=unused-argument
+    """A write taken back before it was sent (``NetboxFreeSpace.take`` of a rest this transaction made)."""
+
+
 class NetboxFreeSpace(FreeSpace):
     """Free space as NetBox derives it: IP ranges less the IP addresses inside them."""
 
@@ -145,7 +149,13 @@ class NetboxFreeSpace(FreeSpace):
         return r.address
 
     def take(self, pool, version, n):
+        tx = self.client.tx
         for member in Tree.of(self.store, pool.namespace).related(pool):
+            pending = tx.resting.pop((member.namespace, member.name, version, n), None)
+            if pending is not None:     # a rest this transaction was to make (a lease ran out): not made now
+                for kept in tx.ops:
+                    if kept[0] is pending[1]:
+                        kept[0] = _nothing
             for v, n, until, ident in self._resting(member, v_n=(version, n)):
                 def send(message, member=member, v=v, n=n, until=until, ident=ident):
                     self.client.delete_address(ident, message)
@@ -156,7 +166,9 @@ class NetboxFreeSpace(FreeSpace):
         if until is None:
             return      # the IP address is deleted: NetBox hands it out again
         self.client.tx.freed.discard((version, n))      # it rests: NetBox will not hand it out
-        self.client.later(functools.partial(self._rest, pool, version, n, until))
+        rest = functools.partial(self._rest, pool, version, n, until)
+        self.client.tx.resting[(pool.namespace, pool.name, version, n)] = (until, rest)
+        self.client.later(rest)
 
     def _rest(self, pool, version, n, until, message):
         """Make the IP address that keeps ``n`` resting in ``pool`` until ``until``."""
@@ -194,6 +206,10 @@ class NetboxFreeSpace(FreeSpace):
         return [(v, n, until) for v, n, until, _id in self._resting(pool, due)]
 
     def rests(self, pool, version, n):
+        tx = self.client.tx
+        pending = tx.resting.get((pool.namespace, pool.name, version, n)) if tx is not None else None
+        if pending is not None:         # made by this transaction, not sent yet
+            return pending[0]
         found = self._resting(pool, v_n=(version, n))
         return found[0][2] if found else None
 

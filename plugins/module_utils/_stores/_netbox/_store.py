@@ -42,7 +42,7 @@ import functools
 import json
 import time
 
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils import _retry
@@ -532,11 +532,38 @@ class NetboxStore(Store):
         for kept in self.client.tx.unnamed:
             kept[1] = message
         self.client.tx.unnamed = []
+        self.client.tx.history.append(dict(entry))
 
     def find_history(self, namespace=None, pool=None, owner=None, address=None):
-        """The changes this collection made, from NetBox's change log, oldest first."""
+        """The changes this collection made, from NetBox's change log, oldest first, then those of the transaction
+        under way (not sent yet: a lease that ran out in this task, for the returning owner).
+
+        An owner's history in a pool, or an address's, asks NetBox for the messages that name them (the words
+        ``namespace pool owner``, or the address, in that order in every message: ``changelog_message``), and for
+        the undo messages apart, so that the question does not read the whole change log."""
+        if owner is not None and namespace is not None and pool is not None:
+            searches = [' %s ' % ' '.join(quote(w, safe='') for w in (namespace, pool, owner)), 'netpool: undo']
+        elif address is not None:
+            searches = [' %s' % quote(address, safe=''), 'netpool: undo']
+        else:
+            searches = ['netpool:']
+        changes = {}
+        for q in searches:
+            for change in self.client.all('/core/object-changes/', {'q': q, 'ordering': 'time'}):
+                changes[change['id']] = change
+        entries = self._entries(sorted(changes.values(), key=lambda c: (c['time'], c['id'])), namespace, pool,
+                                owner, address)
+        tx = self.client.tx
+        for entry in (tx.history if tx is not None else ()):
+            if all(want is None or want == entry.get(k) for k, want in (
+                    ('namespace', namespace), ('pool', pool), ('owner', owner), ('address', address))):
+                entries.append(dict(entry))
+        return entries
+
+    def _entries(self, changes, namespace, pool, owner, address):
+        """The history entries that ``changes`` (of the change log, oldest first) make, those filtered."""
         groups, undone = {}, set()     # token of a history entry -> the changes made for it, in order
-        for change in self.client.all('/core/object-changes/', {'q': 'netpool:', 'ordering': 'time'}):
+        for change in changes:
             words = (change.get('message') or '').split(' ')
             if words[:2] == ['netpool:', 'undo']:
                 undone.update(words[2:])            # what a task that failed made, and deleted again
