@@ -26,10 +26,43 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import tempfile
 
+#: the environment variable naming the provider's cache directory (``cert_cache_dir``)
+CACHE_ENV = 'NETPOOL_TERRAFORM_CACHE'
 #: addresses read from the store at once for the next new reservations of a pool
 BATCH = 256
+
+
+def _private_dir(path):
+    """``path`` as a directory only this user can use (created 0700), or None if it cannot be."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            return None
+        probe = tempfile.NamedTemporaryFile(dir=path)
+        probe.close()
+        return path
+    except OSError:
+        return None
+
+
+def cert_cache_dir():
+    """Where the provider keeps the TLS certificate it shows Terraform (made once, valid 7 days) and the ledger
+    of planned addresses (``Ledger``).
+
+    ``NETPOOL_TERRAFORM_CACHE``, else ``$XDG_CACHE_HOME`` or ``~/.cache``, else a private directory in the
+    system's temporary directory: a read-only (or missing) HOME only costs a certificate made at each start
+    when no place at all can be written (about 30 ms).
+    """
+    home_cache = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
+    for path in (os.environ.get(CACHE_ENV), os.path.join(home_cache, 'netpool-terraform'),
+                 os.path.join(tempfile.gettempdir(), 'netpool-terraform-%d' % os.getuid())):
+        if path and _private_dir(path):
+            return path
+    return tempfile.mkdtemp(prefix='netpool-terraform-')
 
 
 class Ledger(object):
@@ -38,12 +71,24 @@ class Ledger(object):
     be read or written leaves the plans of this process only (an apply in another process then plans anew)."""
 
     def __init__(self, path):
-        self.path = path
+        self._path = path
         self.entries = None
+
+    @property
+    def path(self):
+        if callable(self._path):
+            self._path = self._path()
+        return self._path
 
     @classmethod
     def of(cls, directory, store):
-        return cls(os.path.join(directory, 'planned-%s.jsonl' % hashlib.sha256(store.encode()).hexdigest()[:20]))
+        """The ledger of ``store`` in ``directory``. ``store`` is the store's location (``_runner.store_location``)
+        or a function giving it, called at the ledger's first use: naming the store imports the service, which
+        a provider start that never plans (the schema, a validation) must not pay."""
+        def path():
+            where = store() if callable(store) else store
+            return os.path.join(directory, 'planned-%s.jsonl' % hashlib.sha256(where.encode()).hexdigest()[:20])
+        return cls(path)
 
     def _load(self):
         if self.entries is not None:
