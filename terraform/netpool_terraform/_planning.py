@@ -8,8 +8,11 @@ Terraform asks the provider to plan each resource on its own (ten at once), in a
 for one command, and asks again, in another process, right before it applies each one: that second plan must
 give what the first gave, or Terraform stops with "Provider produced inconsistent final plan". So:
 
-- ``Planner`` plans from the store, which it only reads (``Service.free_addresses``, ``Service.reservations``):
-  an owner that holds an address already keeps it; any other takes the next address the pool would hand out,
+- ``Planner`` plans from the store, which it only reads (``Service.free_addresses``, ``Service.returning``,
+  ``Service.reservations``): an owner that holds an address already keeps it; an owner that left an address
+  resting under the pool's reuse delay gets it back, and so does a reservation being replaced in a pool with a
+  reuse delay (the destroy lets its address rest, the create takes it back); any other takes the next address
+  the pool would hand out,
   skipping those planned for others in this process and in the ledger: the resources of one plan get distinct
   addresses, in the order Terraform asks for them, and a reservation planned anew by an apply (its values were
   unknown at plan) never takes one the plan gave another.
@@ -197,7 +200,8 @@ class Planner(object):
         by_owner, by_address = self._held(service, namespace, pool)
         taken = self.taken.setdefault((namespace, pool), set())
         mine = [r for r in by_owner.get((owner, key), ()) if family is None or version(r['address']) == family]
-        if ident in self.replacing:
+        replacing = ident in self.replacing
+        if replacing:
             mine = []
         found = None
         earlier = self.ledger.get(ident)
@@ -211,6 +215,10 @@ class Planner(object):
                 self.ledger.forget(ident)
                 raise PlannedAddressTaken(earlier, mine[0])
             if found is None:
+                found = self._back(service, ident, taken, replacing)
+                if found is not None and found['address'] != earlier:
+                    found = None
+            if found is None:
                 found = self._free(service, namespace, pool, family, taken, earlier)
                 if found is None:       # taken since this process read who holds what: read it again
                     self.ledger.forget(ident)
@@ -219,6 +227,8 @@ class Planner(object):
         if found is None and mine:
             found = mine[0]
         if found is None:
+            found = self._back(service, ident, taken, replacing)
+        if found is None:
             found = self._free(service, namespace, pool, family, taken)
         if found is None:
             return None
@@ -226,6 +236,15 @@ class Planner(object):
         self.planned[ident] = found
         self.ledger.put(ident, found['address'])
         return found
+
+    @staticmethod
+    def _back(service, ident, taken, replacing):
+        """The reservation dict of the address the owner of ``ident`` gets back (``Service.returning``): the one
+        it left resting under the pool's reuse delay, or, ``replacing`` it, the one it holds (its release lets it
+        rest for it); None when there is none, or this process planned it for another."""
+        namespace, pool, owner, key, family = ident
+        found = service.returning(pool, owner, key, namespace=namespace, family=family, replacing=replacing)
+        return None if found is None or found['address'] in taken else dict(found, static=False)
 
     def _free(self, service, namespace, pool, family, taken, address=None):
         """The next free address's reservation dict (``address``: that one, if free), or None."""
