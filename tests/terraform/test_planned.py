@@ -251,3 +251,40 @@ def test_destroy_and_apply_keep_the_addresses_within_the_reuse_delay(tmp_path, c
     assert stored['vm0']['address'] == '10.20.0.12'
     assert [e['action'] for e in history(sqlite_store) if e['owner'] == 'vm1'][-1] == 'return'
     assert w.plan() == (0, {})
+
+
+def test_align_with(tmp_path, cli_config, sqlite_store):
+    """``align_with``: an owner that holds its address in the pool aligned with (reserved by Ansible) is planned
+    on the same host part in this pool; one whose reservation there this plan makes is known after apply, and
+    the apply aligns it once that reservation is made. Both are static, and a second plan has nothing to do."""
+    web(sqlite_store)
+    with service(sqlite_store) as s:
+        s.pool('storage', subnets=[{'cidr': '10.30.0.0/24', 'gateway': '10.30.0.1',
+                                    'ranges': ['10.30.0.10-10.30.0.250']}])
+        s.reserve('web', 'vm2', address='10.20.0.23')
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
+    w.write('''
+resource "netpool_reservation" "web" {
+  pool  = "web"
+  owner = "vm1"
+}
+resource "netpool_reservation" "storage" {
+  for_each   = toset(["vm1", "vm2"])
+  pool       = "storage"
+  owner      = each.key
+  align_with = "web"
+  depends_on = [netpool_reservation.web]
+}
+''')
+    changes = dict((c['address'], c['change']) for c in saved_plan(w)['resource_changes'])
+    vm2 = changes['netpool_reservation.storage["vm2"]']
+    assert (vm2['after']['address'], vm2['after']['cidr'], vm2['after']['static']) == \
+        ('10.30.0.23', '10.30.0.23/24', True)
+    assert changes['netpool_reservation.storage["vm1"]']['after_unknown']['address'] is True
+    assert changes['netpool_reservation.web']['after']['address'] == '10.20.0.10'
+    w.apply('plan.bin')
+    with service(sqlite_store) as s:
+        stored = dict((r['owner'], r) for r in s.info('default', pool='storage')['reservations'])
+    assert (stored['vm1']['address'], stored['vm2']['address']) == ('10.30.0.10', '10.30.0.23')
+    assert stored['vm1']['static'] and stored['vm2']['static']
+    assert w.plan() == (0, {})
