@@ -287,5 +287,5 @@ def aligned(svc, pool, owner, key='default', namespace='default', family=None, a
         except NotReserved:
             return None
         r = svc.results.reservation(Reservation(p.namespace, p.name, None, None, at[0], at[1], static=True), p)
-        return dict((k, v) for k, v in r.items() if k not in ('owner', 'key', 'metadata', 'created_at',
-                                                               'updated_at', 'expires_at'))
+        owned = ('owner', 'key', 'metadata', 'created_at', 'updated_at', 'expires_at')
+        return dict((k, v) for k, v in r.items() if k not in owned)
