@@ -31,6 +31,7 @@ as ``svc``; this module imports no service.
 from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, AddressOutOfPool, InvalidArgument, NotReserved)
+from ansible_collections.netpool.ipam.plugins.module_utils._model import Reservation
 
 #: the problem kind verify reports for an aligned reservation away from its aligned address
 ALIGNMENT_MISMATCH = 'alignment_mismatch'
@@ -269,3 +270,22 @@ def mismatches(store, namespace, reservations, by_name, problem):
             % (r.owner, r.key, r.address_str, r.pool, align_with, what, align_with),
             pools=[r.pool, align_with], reservations=[r], addresses=[r.address_str]))
     return found
+
+
+def aligned(svc, pool, owner, key='default', namespace='default', family=None, align_with=None):
+    """The reservation dict (without an owner, ``static: true``) of the address ``reserve`` with ``align_with``
+    would give ``owner`` in ``pool`` now, read only (a Terraform plan); None when the owner holds nothing in
+    ``align_with`` yet (the apply may reserve there first). ``address_out_of_pool`` as ``reserve`` for an aligned
+    address the pool does not hand out; whether it is held by another is the apply's to say."""
+    _checks.align_arguments(pool, align_with, [(owner, None, None)], False, False)
+    version = _checks.family(family)
+    with svc.store.transaction(write=False):
+        p = svc._pool(namespace, pool)
+        source_pool = svc._pool(namespace, align_with)
+        try:
+            at = targets(svc, p, source_pool, [(owner, None, None)], key, [version])[(0, version)]
+        except NotReserved:
+            return None
+        r = svc.results.reservation(Reservation(p.namespace, p.name, None, None, at[0], at[1], static=True), p)
+        owned = ('owner', 'key', 'metadata', 'created_at', 'updated_at', 'expires_at')
+        return dict((k, v) for k, v in r.items() if k not in owned)

@@ -11,17 +11,18 @@ dict (``changed``, ``diff`` and the objects of SPEC §4.1) or raises an
 ``IpamError``, in which case the store is exactly as it was. ``check=True``
 does the same work and discards it.
 
-The allocation rules live here, the pool and range operations in ``_pools`` (the base of ``Service``); input
-checks in ``_checks``, subnet reshaping in ``_reshape``, verify and repair in ``_verify``, reads and result shapes
-in ``_results``. Each store's free-space component (``store.free_space()``, ``_freespace._interface.FreeSpace``)
-allocates, takes, gives back, ends reuse delays and rebuilds, and knows no rule: the service decides what is taken
-and given back, and when.
+The allocation rules live here (``family: dual`` in ``_dual``, what a plan predicts in ``_nextfree``), the pool
+and range operations in ``_pools`` (the base of ``Service``); checks in ``_checks``, reshaping in ``_reshape``,
+verify and repair in ``_verify``, reads and result shapes in ``_results``. Each store's free-space component
+(``store.free_space()``) allocates, takes, gives back, ends reuse delays and rebuilds, and knows no rule: the
+service decides what is taken and given back, and when.
 """
 
 import random
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _align, _checks, _intervals as iv, _owners, _tree, _verify
+from ansible_collections.netpool.ipam.plugins.module_utils import (
+    _align, _checks, _dual, _intervals as iv, _nextfree, _owners, _tree, _verify)
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, DamagedRow, InvalidArgument, PoolExhausted, pool_not_found)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Reservation
@@ -118,8 +119,8 @@ class Service(PoolOperations):
             (changed, before, after), = found
             return {'changed': changed, 'reservation': after, 'diff': {'before': before, 'after': after}}
         if dual:
-            return self.results.dual(self._reserve_dual(pool, [(owner, address, metadata)], key, namespace, ttl,
-                                                        reassign, check))
+            return self.results.dual(_dual.reserve(self, pool, [(owner, address, metadata)], key, namespace, ttl,
+                                                   reassign, check))
         (changed, before, after), = self._reserve(pool, [(owner, address, metadata)], key, namespace, family, ttl,
                                                   force, reassign, check, planned)
         return {'changed': changed, 'reservation': after, 'diff': {'before': before, 'after': after}}
@@ -138,7 +139,7 @@ class Service(PoolOperations):
             return self.results.dual(found, batch=True) if _checks.family(family, dual=True) == _checks.DUAL \
                 else self.results.batch(found)
         if _checks.family(family, dual=True) == _checks.DUAL:
-            return self.results.dual(self._reserve_dual(pool, requests, key, namespace, ttl, reassign, check),
+            return self.results.dual(_dual.reserve(self, pool, requests, key, namespace, ttl, reassign, check),
                                      batch=True)
         results = self._reserve(pool, requests, key, namespace, family, ttl, force, reassign, check)
         return self.results.batch(results)
@@ -153,8 +154,8 @@ class Service(PoolOperations):
                                                               check, planned))
 
     def _decide(self, namespace, pool, owners, key, check, reassign, rerun, change):
-        """One reservation task's transaction (``_reserve``, ``_reserve_dual``): what ``rerun(held)`` gives when the
-        owners hold what they ask for already (a rerun only reads), else what ``change(pool, held)`` gives, under
+        """One reservation task's transaction (``_reserve``, ``_dual.reserve``): what ``rerun(held)`` gives when
+        the owners hold what they ask for already (a rerun only reads), else what ``change(pool, held)`` gives, under
         the pool tree's lock (the namespace's with ``reassign``: two pools may change) after the leases that ran
         out are released. ``held``: what ``owners`` hold under ``key`` (``Store.get_reservations``)."""
         if not owners:
@@ -198,40 +199,31 @@ class Service(PoolOperations):
             if at is not None:
                 results[i] = self._reserve_one(p, owner, key, current, at, version, metadata, ttl, force,
                                                reassign, check, planned=planned)
-        # the new dynamics of the batch, in list order, take their addresses at once (one request per range on
-        # a store that allocates for itself)
+        # the new dynamics, in list order, take their addresses at once (one request per range on NetBox)
         fresh = dict((i, self._fresh(p, requests[i][0], key, requests[i][2], ttl)) for i in order
                      if requests[i][1] is None and currents[i] is None)
-        returned = self._returns(p, fresh, key, version)
-        # the returns are written before the others allocate: a store that allocates for itself (NetBox) must see
-        # a returned address held, not free
-        dynamics = [i for i in order if requests[i][1] is None]
-
-        def one(i):
-            owner, _at, metadata = requests[i]
-            results[i] = self._reserve_one(p, owner, key, currents[i], None, version, metadata, ttl, force,
-                                           reassign, check, fresh.get(i), i in returned)
-        for i in dynamics:
-            if i in returned:
-                one(i)
-        self._allocate(p, [fresh[i] for i in dynamics if i in fresh and i not in returned], version)
-        for i in dynamics:
-            if i not in returned:
-                one(i)
+        done = self._returns(p, fresh, key, version, check)
+        self._allocate(p, [fresh[i] for i in order if i in fresh and i not in done], version)
+        for i in order:
+            owner, at, metadata = requests[i]
+            if at is None:
+                results[i] = done[i] if i in done else self._reserve_one(
+                    p, owner, key, currents[i], None, version, metadata, ttl, force, reassign, check, fresh.get(i))
         return results
 
-    def _returns(self, p, fresh, key, version):
-        """Of the new dynamic reservations ``fresh`` (``{index: Reservation}``), those whose owner comes back for
-        the address it left resting under the pool's reuse delay (``_owners.returning``), given that address:
-        their indexes. The others are left to ``_allocate``."""
-        returned = set()
-        for i in sorted(fresh):
-            found = _owners.returning(self.store, p, fresh[i].owner, key, version)
+    def _returns(self, p, fresh, key, version, check):
+        """``{index: (changed, before, after)}`` of the new dynamic reservations ``fresh`` whose owner comes back for
+        the address it left resting (``_owners.returning``): written before the others allocate (NetBox, which
+        allocates for itself, must see them held). The others are left to ``_allocate``."""
+        done = {}
+        for i, r in sorted(fresh.items()):
+            found = _owners.returning(self.store, p, r.owner, key, version)
             if found is not None:
                 self.store.free_space().take(p, *found)
-                fresh[i].version, fresh[i].address = found
-                returned.add(i)
-        return returned
+                r.version, r.address = found
+                done[i] = self._reserve_one(p, r.owner, key, None, None, version, r.metadata, None, False, False,
+                                            check, r, True)
+        return done
 
     def _rerun(self, requests, held, ttl, version):
         """``(False, r, r)`` for each request when every one asks for what its owner holds already (a rerun,
@@ -248,18 +240,6 @@ class Service(PoolOperations):
             results.append((False, r, r))
         return results
 
-    def _rerun_dual(self, requests, held, ttl):
-        """What ``_rerun`` is for ``family: dual``: a pair of ``(False, r, r)`` for each request when every owner
-        holds both halves already; else None."""
-        now, results = self._stamp(), []
-        for owner, _a, metadata in requests:
-            pair = held.get(owner, [])
-            if ttl is not None or len(pair) != 2 or any(
-                    r.expired(now) or (metadata is not None and metadata != r.metadata) for r in pair):
-                return None
-            results.append(tuple((False, r, r) for r in (self.results.reservation(r) for r in pair)))
-        return results
-
     @staticmethod
     def _current(held, version):
         """Of the reservations ``held`` by one owner and key (IPv4 first; two after ``family: dual``), the one a
@@ -268,39 +248,6 @@ class Service(PoolOperations):
         if not held:
             return None
         return next((r for r in held if r.version == version), held[0])
-
-    def _reserve_dual(self, pool, requests, key, namespace, ttl, reassign, check):
-        """``family: dual`` (SPEC §3.1): ``((changed, before, after) of IPv4, the same of IPv6)`` for each
-        ``(owner, address, metadata)`` of ``requests``, in one transaction. What an owner and key already hold of a
-        family is kept (a single-family reservation of theirs is one half, static or not); the missing halves
-        take free addresses, every IPv4 one in list order, then every IPv6 one. A pool without both families is
-        ``invalid_argument`` naming the missing one; one family exhausted fails the whole and changes nothing."""
-        ttl, requests = _checks.dual_arguments(namespace, pool, requests, key, ttl, reassign)
-        return self._decide(namespace, pool, [owner for owner, _a, _m in requests], key, check, False,
-                            lambda held: self._rerun_dual(requests, held, ttl),
-                            lambda p, held: self._reserve_pairs(p, requests, held, key, ttl, check))
-
-    def _reserve_pairs(self, p, requests, held, key, ttl, check):
-        """Inside ``_decide``'s transaction: the missing halves of ``_reserve_dual``'s requests, every IPv4 one
-        in list order, then every IPv6 one."""
-        missing = [v for v in (4, 6) if not any(s.version == v for s in p.subnets)]
-        if missing:
-            raise InvalidArgument("Pool '%s' has no IPv%d subnet: family: dual reserves one IPv4 and one IPv6 "
-                                  "address for each owner. Add an IPv%d subnet to the pool, or give family ipv%d."
-                                  % (p.name, missing[0], missing[0], 10 - missing[0]))
-        owners, results = [owner for owner, _a, _m in requests], {}
-        for version in (4, 6):
-            currents = [next((r for r in held.get(owner, ()) if r.version == version), None) for owner in owners]
-            fresh = dict((i, self._fresh(p, owner, key, metadata, ttl)) for i, (owner, _a, metadata)
-                         in enumerate(requests) if currents[i] is None)
-            returned = self._returns(p, fresh, key, version)
-            done = dict((i, self._reserve_one(p, requests[i][0], key, None, None, version, requests[i][2], ttl,
-                                              False, False, check, fresh[i], True)) for i in sorted(returned))
-            self._allocate(p, [fresh[i] for i in sorted(fresh) if i not in returned], version)   # (as _reserve_all)
-            results[version] = [done[i] if i in done else self._reserve_one(
-                p, owner, key, currents[i], None, version, metadata, ttl, False, False, check, fresh.get(i))
-                for i, (owner, _a, metadata) in enumerate(requests)]
-        return list(zip(results[4], results[6]))
 
     @staticmethod
     def _plan(requests, held):
@@ -366,7 +313,7 @@ class Service(PoolOperations):
             r, predicted = self._reserve_dynamic(p, current, fresh, version)
         else:
             returned = current is None and _owners.returning(self.store, p, owner, key, wanted[0]) == wanted
-            r, predicted = self._reserve_static(p, current, fresh, wanted, force, reassign, planned)
+            r, predicted = self._reserve_static(p, current, fresh, wanted, force, reassign, planned, returned)
         if current is not None:
             if metadata is not None:
                 r.metadata = metadata
@@ -405,9 +352,10 @@ class Service(PoolOperations):
             self._allocate(pool, [r], version)
         return r, True
 
-    def _reserve_static(self, pool, current, fresh, wanted, force, reassign, planned=False):
+    def _reserve_static(self, pool, current, fresh, wanted, force, reassign, planned=False, returned=False):
         """``current`` moved to ``wanted``, or a new reservation (``fresh`` completed with it); ``planned``: a
-        dynamic reservation of the address a plan took (``reserve``)."""
+        dynamic reservation of the address a plan took (``reserve``); ``returned``: ``wanted`` is the address
+        its owner left resting and gets back (a plan may take it: ``_nextfree.returning``)."""
         owner, key = fresh.owner, fresh.key
         version, n = wanted
         text = iv.to_str(version, n)
@@ -437,7 +385,7 @@ class Service(PoolOperations):
                                "release it first, or set reassign: true to take it over."
                                % (text, holder.owner, holder.key, holder.pool),
                                holder={'pool': holder.pool, 'owner': holder.owner, 'key': holder.key})
-        if planned and holder is None and not self.store.free_space().spans(pool, version, n, n):
+        if planned and holder is None and not returned and not self.store.free_space().spans(pool, version, n, n):
             raise AddressExcluded("%s is no longer free in pool '%s' for dynamic allocation (an exclusion, a change "
                                   "of ranges or a reuse delay since it was planned). Plan again." % (text, pool.name))
         if not force and self._tree(pool.namespace).excluded(pool, subnet, n):
@@ -509,67 +457,13 @@ class Service(PoolOperations):
         return self.results.get(pool, owner, key, namespace, self._pool, _checks.family(family))
 
     def free_addresses(self, pool, namespace='default', family=None, count=1, skip=(), at=None):
-        """Up to ``count`` addresses that a dynamic reservation in ``pool`` may take now (of ``family`` ipv4 or
-        ipv6 only, if given), as reservation dicts without an owner (``address``, ``cidr``, ``gateway``, ``dns``
-        ...), in the order allocation hands them out: subnet after subnet in pool order, the lowest first
-        (strategy ``first``) or drawn (``random``); the addresses of ``skip`` (strings) left out. Fewer when the
-        pool has fewer; ``pool_not_found`` for no such pool. ``at``: that address only (none when it is not
-        free).
+        """Up to ``count`` addresses a dynamic reservation in ``pool`` may take now, read only: what a plan
+        predicts (``_nextfree.free_addresses``)."""
+        return _nextfree.free_addresses(self, pool, namespace, family, count, skip, at)
 
-        It only reads (one read transaction, the pool's free spans): what a plan predicts. The Terraform provider
-        plans a new reservation's address with it and its apply reserves exactly that address
-        (``reserve(address=..., planned=True)``). Conservative: an address whose lease ran out or whose reuse
-        delay ended is free only once a change has released it."""
-        version = _checks.family(family)
-        _checks.check_name(namespace, 'namespace')
-        skipped = set(_checks.address(a) for a in skip)
-        wanted = None if at is None else _checks.address(at)
-        with self.store.transaction(write=False):
-            p = self._pool(namespace, pool)
-            free = self.store.free_space()
-            found = []
-            for subnet in p.subnets:
-                if (version is not None and subnet.version != version) or (
-                        wanted is not None and (subnet.version != wanted[0] or wanted[1] not in subnet)):
-                    continue
-                lo, hi = (subnet.first, subnet.last) if wanted is None else (wanted[1], wanted[1])
-                spans = [(a, b) for _v, a, b in free.spans(p, subnet.version, lo, hi)]
-                for n in self._free_in(spans, p.strategy, subnet.version, count - len(found), skipped):
-                    r = Reservation(p.namespace, p.name, None, None, subnet.version, n)
-                    found.append(dict((k, v) for k, v in self.results.reservation(r, p).items()
-                                      if k not in ('owner', 'key', 'metadata', 'created_at', 'updated_at',
-                                                   'expires_at')))
-                if len(found) >= count:
-                    break
-            return found
-
-    def _free_in(self, spans, strategy, version, count, skipped):
-        """Up to ``count`` addresses of the free ``spans`` (sorted (first, last) pairs) not in ``skipped``: the
-        lowest first, or drawn for ``random`` (the lowest ones left once draws keep missing)."""
-        found = []
-        if strategy == 'random':
-            sizes = [b - a + 1 for a, b in spans]
-            total = sum(sizes)
-            for _try in range(4 * count + len(skipped)):
-                if len(found) >= count or not total:
-                    break
-                i = self.rng.randrange(total)
-                for (a, _b), size in zip(spans, sizes):
-                    if i < size:
-                        n = a + i
-                        break
-                    i -= size
-                if (version, n) not in skipped and n not in found:
-                    found.append(n)
-        for a, b in spans:
-            n = a
-            while len(found) < count and n <= b:
-                if (version, n) not in skipped and n not in found:
-                    found.append(n)
-                n += 1
-            if len(found) >= count:
-                break
-        return found
+    def returning(self, pool, owner, key='default', namespace='default', family=None, replacing=False):
+        """The address ``owner`` would get back in ``pool``, read only (``_nextfree.returning``), or None."""
+        return _nextfree.returning(self, pool, owner, key, namespace, family, replacing)
 
     def reservations(self, namespace='default', pools=None, keys=None):
         """Every reservation of the namespace, for the inventory plugin (``Results.reservations``)."""

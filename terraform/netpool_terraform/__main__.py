@@ -9,12 +9,11 @@ program is being run by a person, and says what it is instead of waiting for a c
 """
 
 import os
-import stat
 import sys
-import tempfile
+
+from netpool_terraform._planning import CACHE_ENV, cert_cache_dir  # noqa: F401 (CACHE_ENV: named here too)
 
 MAGIC_COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2'
-CACHE_ENV = 'NETPOOL_TERRAFORM_CACHE'
 
 USAGE = """\
 terraform-provider-netpool: the netpool Terraform provider (experimental). Terraform starts it; it is not
@@ -24,35 +23,6 @@ meant to be run by hand.
       write a filesystem mirror for Terraform into DIR and print the configuration to use it
       (docs/terraform.md of the netpool.ipam collection).
 """
-
-
-def _private_dir(path):
-    """``path`` as a directory only this user can use (created 0700), or None if it cannot be."""
-    try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
-        info = os.lstat(path)
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-            return None
-        probe = tempfile.NamedTemporaryFile(dir=path)
-        probe.close()
-        return path
-    except OSError:
-        return None
-
-
-def cert_cache_dir():
-    """Where the provider keeps the TLS certificate it shows Terraform (made once, valid 7 days).
-
-    ``NETPOOL_TERRAFORM_CACHE``, else ``$XDG_CACHE_HOME`` or ``~/.cache``, else a private directory in the
-    system's temporary directory: a read-only (or missing) HOME only costs a certificate made at each start
-    when no place at all can be written (about 30 ms).
-    """
-    home_cache = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
-    for path in (os.environ.get(CACHE_ENV), os.path.join(home_cache, 'netpool-terraform'),
-                 os.path.join(tempfile.gettempdir(), 'netpool-terraform-%d' % os.getuid())):
-        if path and _private_dir(path):
-            return path
-    return tempfile.mkdtemp(prefix='netpool-terraform-')
 
 
 def serve():

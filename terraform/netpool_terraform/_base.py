@@ -33,8 +33,9 @@ def runner():
     """The collection's ``_runner`` module (the service over a store), imported at its first use.
 
     Terraform starts the provider 3 to 5 times for one command, and most of those processes never touch the
-    store: one answers the schema, one validates the configuration, one plans new resources. The service, the
-    stores and what they import are a third of a start's own time, paid only by a process that reads or writes.
+    store: one answers the schema, one validates the configuration. The service, the stores and what they import
+    are a third of a start's own time, paid only by a process that reads, writes or plans a new reservation
+    (its address is read from the store).
     """
     return importlib.import_module('ansible_collections.netpool.ipam.plugins.module_utils._runner')
 

@@ -8,8 +8,11 @@ Terraform asks the provider to plan each resource on its own (ten at once), in a
 for one command, and asks again, in another process, right before it applies each one: that second plan must
 give what the first gave, or Terraform stops with "Provider produced inconsistent final plan". So:
 
-- ``Planner`` plans from the store, which it only reads (``Service.free_addresses``, ``Service.reservations``):
-  an owner that holds an address already keeps it; any other takes the next address the pool would hand out,
+- ``Planner`` plans from the store, which it only reads (``Service.free_addresses``, ``Service.returning``,
+  ``Service.reservations``): an owner that holds an address already keeps it; an owner that left an address
+  resting under the pool's reuse delay gets it back, and so does a reservation being replaced in a pool with a
+  reuse delay (the destroy lets its address rest, the create takes it back); any other takes the next address
+  the pool would hand out,
   skipping those planned for others in this process and in the ledger: the resources of one plan get distinct
   addresses, in the order Terraform asks for them, and a reservation planned anew by an apply (its values were
   unknown at plan) never takes one the plan gave another.
@@ -26,10 +29,43 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import tempfile
 
+#: the environment variable naming the provider's cache directory (``cert_cache_dir``)
+CACHE_ENV = 'NETPOOL_TERRAFORM_CACHE'
 #: addresses read from the store at once for the next new reservations of a pool
 BATCH = 256
+
+
+def _private_dir(path):
+    """``path`` as a directory only this user can use (created 0700), or None if it cannot be."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            return None
+        probe = tempfile.NamedTemporaryFile(dir=path)
+        probe.close()
+        return path
+    except OSError:
+        return None
+
+
+def cert_cache_dir():
+    """Where the provider keeps the TLS certificate it shows Terraform (made once, valid 7 days) and the ledger
+    of planned addresses (``Ledger``).
+
+    ``NETPOOL_TERRAFORM_CACHE``, else ``$XDG_CACHE_HOME`` or ``~/.cache``, else a private directory in the
+    system's temporary directory: a read-only (or missing) HOME only costs a certificate made at each start
+    when no place at all can be written (about 30 ms).
+    """
+    home_cache = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
+    for path in (os.environ.get(CACHE_ENV), os.path.join(home_cache, 'netpool-terraform'),
+                 os.path.join(tempfile.gettempdir(), 'netpool-terraform-%d' % os.getuid())):
+        if path and _private_dir(path):
+            return path
+    return tempfile.mkdtemp(prefix='netpool-terraform-')
 
 
 class Ledger(object):
@@ -38,12 +74,24 @@ class Ledger(object):
     be read or written leaves the plans of this process only (an apply in another process then plans anew)."""
 
     def __init__(self, path):
-        self.path = path
+        self._path = path
         self.entries = None
+
+    @property
+    def path(self):
+        if callable(self._path):
+            self._path = self._path()
+        return self._path
 
     @classmethod
     def of(cls, directory, store):
-        return cls(os.path.join(directory, 'planned-%s.jsonl' % hashlib.sha256(store.encode()).hexdigest()[:20]))
+        """The ledger of ``store`` in ``directory``. ``store`` is the store's location (``_runner.store_location``)
+        or a function giving it, called at the ledger's first use: naming the store imports the service, which
+        a provider start that never plans (the schema, a validation) must not pay."""
+        def path():
+            where = store() if callable(store) else store
+            return os.path.join(directory, 'planned-%s.jsonl' % hashlib.sha256(where.encode()).hexdigest()[:20])
+        return cls(path)
 
     def _load(self):
         if self.entries is not None:
@@ -152,7 +200,8 @@ class Planner(object):
         by_owner, by_address = self._held(service, namespace, pool)
         taken = self.taken.setdefault((namespace, pool), set())
         mine = [r for r in by_owner.get((owner, key), ()) if family is None or version(r['address']) == family]
-        if ident in self.replacing:
+        replacing = ident in self.replacing
+        if replacing:
             mine = []
         found = None
         earlier = self.ledger.get(ident)
@@ -166,6 +215,10 @@ class Planner(object):
                 self.ledger.forget(ident)
                 raise PlannedAddressTaken(earlier, mine[0])
             if found is None:
+                found = self._back(service, ident, taken, replacing)
+                if found is not None and found['address'] != earlier:
+                    found = None
+            if found is None:
                 found = self._free(service, namespace, pool, family, taken, earlier)
                 if found is None:       # taken since this process read who holds what: read it again
                     self.ledger.forget(ident)
@@ -174,6 +227,8 @@ class Planner(object):
         if found is None and mine:
             found = mine[0]
         if found is None:
+            found = self._back(service, ident, taken, replacing)
+        if found is None:
             found = self._free(service, namespace, pool, family, taken)
         if found is None:
             return None
@@ -181,6 +236,15 @@ class Planner(object):
         self.planned[ident] = found
         self.ledger.put(ident, found['address'])
         return found
+
+    @staticmethod
+    def _back(service, ident, taken, replacing):
+        """The reservation dict of the address the owner of ``ident`` gets back (``Service.returning``): the one
+        it left resting under the pool's reuse delay, or, ``replacing`` it, the one it holds (its release lets it
+        rest for it); None when there is none, or this process planned it for another."""
+        namespace, pool, owner, key, family = ident
+        found = service.returning(pool, owner, key, namespace=namespace, family=family, replacing=replacing)
+        return None if found is None or found['address'] in taken else dict(found, static=False)
 
     def _free(self, service, namespace, pool, family, taken, address=None):
         """The next free address's reservation dict (``address``: that one, if free), or None."""

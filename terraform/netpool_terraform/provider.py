@@ -22,7 +22,7 @@ from tf.types import Bool, Number, String
 
 from netpool_terraform import resources
 from netpool_terraform._base import ISSUES, add_bug, add_failure, runner, unknown
-from netpool_terraform._planning import Ledger, Planner
+from netpool_terraform._planning import Ledger, Planner, cert_cache_dir
 from netpool_terraform.mirror import SOURCE
 
 # pylint: disable=wrong-import-order
@@ -97,8 +97,8 @@ class NetpoolProvider(iface.Provider):
     def configure_provider(self, diags, config):
         try:
             params = resolve(config)
-            from netpool_terraform.__main__ import cert_cache_dir     # pylint: disable=import-outside-toplevel
-            self.planner = Planner(Ledger.of(cert_cache_dir(), runner().store_location(params, os.getcwd())))
+            cwd = os.getcwd()
+            self.planner = Planner(Ledger.of(cert_cache_dir(), lambda: runner().store_location(params, cwd)))
             self.params = params
         except IpamError as e:
             add_failure(diags, 'The netpool provider settings are invalid', e, config)

@@ -23,7 +23,7 @@ from netpool_terraform._base import Base, Object, add_bug, known, runner, string
 from netpool_terraform._planning import PlannedAddressTaken
 
 # pylint: disable=wrong-import-order
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _metadata
+from ansible_collections.netpool.ipam.plugins.module_utils import _align, _intervals as iv, _metadata
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressExcluded, AddressInUse, IpamError, InvalidArgument, PoolNotFound)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
@@ -171,13 +171,20 @@ class Reservation(Base, iface.Resource):
                     '(`address`, `cidr`...) and one IPv6 address (`address6`, `cidr6`, `gateway6`) under the same '
                     'owner and key, in one transaction (the pool needs a subnet of each family; no static '
                     '`address`). An address the owner and key hold already of one family is kept.')),
+        ('align_with', (String(), dict(optional=True, requires_replace=True),
+                        'Another pool of the namespace: reserve the address whose offset in its subnet is the offset '
+                        'of this owner\'s reservation (same key, same family) in that pool, placed in the first '
+                        'subnet of the family of this pool (the same host part in every network). Known at plan '
+                        'when the owner holds its address in that pool already, else after apply (the owner must '
+                        'hold one there by then: `depends_on` its reservation). No `address` with it. A change '
+                        'replaces the reservation.')),
         ('metadata', (Map(String()), _CHOSEN, 'Free facts (mac, hostname). Left as they are when not given.')),
         ('ttl', (String(), _OPTIONAL, 'A lease: seconds or `30m`, `12h`, `7d`. An expired lease is released by '
                                       'the store, and the next plan reserves again.')),
         ('force', (Bool(), _OPTIONAL, 'Take an excluded address (the gateway, an exclusion) given in `address`.')),
     ] + list(_SUBNET_FACTS.items()) + list(_DUAL_FACTS.items()))
 
-    CHECKS = dict(_names('namespace', 'pool', 'owner', 'key'), family=_one_of(_FAMILY_CHOICES, 'family'),
+    CHECKS = dict(_names('namespace', 'pool', 'owner', 'key', 'align_with'), family=_one_of(_FAMILY_CHOICES, 'family'),
                   ttl=lambda value: parse_duration(value, 'ttl'), metadata=_metadata_check(_metadata.reservation))
 
     #: computed attributes that a move (a new ``address``) changes
@@ -213,7 +220,7 @@ class Reservation(Base, iface.Resource):
             planned['pool'], planned['owner'], key=known(planned.get('key')) or 'default',
             namespace=self._namespace(planned), address=address, family=planned.get('family'),
             metadata=known(planned.get('metadata')), ttl=planned.get('ttl'), force=bool(planned.get('force')),
-            planned=from_plan)
+            planned=from_plan, align_with=planned.get('align_with'))
         return result['reservation'], result.get('reservation6')
 
     def _ident(self, state):
@@ -230,7 +237,7 @@ class Reservation(Base, iface.Resource):
     def create(self, ctx, planned):
         """The reservation: exactly the address planned for it (``static`` false) when the plan planned one, as a
         dynamic one would be; else as asked (``address``, or allocated now)."""
-        address = known(planned.get('address'))
+        address = known(planned.get('address')) if planned.get('align_with') is None else None
         from_plan = address is not None and planned.get('static') is False
         ident = self._ident(planned)
 
@@ -256,6 +263,8 @@ class Reservation(Base, iface.Resource):
             ident = self._ident(planned)
             if ident is None or config.get('address') is not None:
                 return planned
+            if planned.get('align_with') is not None:
+                return self._plan_aligned(ctx, planned, ident)
 
             def work(service):
                 try:
@@ -271,6 +280,27 @@ class Reservation(Base, iface.Resource):
                                **dict((k, None) for k in _DUAL_FACTS))
         except Exception as e:  # pylint: disable=broad-except
             add_bug(ctx.diagnostics, 'plan reservation %s' % self._who(planned), e, None)
+        return planned
+
+    def _plan_aligned(self, ctx, planned, ident):
+        """A new reservation with ``align_with``: the aligned address when the owner holds its address in that
+        pool already (``_align.aligned``, which only reads), else left unknown: the apply reserves with
+        ``align_with``, after the reservations it depends on. Not through the planner: the aligned address is
+        the owner's own, whatever else is planned."""
+        if unknown(planned['align_with']):
+            return planned
+
+        def work(service):
+            try:
+                return _align.aligned(service, ident[1], ident[2], ident[3], ident[0], ident[4],
+                                      planned['align_with'])
+            except PoolNotFound:
+                return None
+        found = self.run(ctx, 'plan reservation %s' % self._who(planned), work)
+        if found is not None:
+            planned.update(dict((k, found[k]) for k in self.MOVED), address=found['address'],
+                           id='/'.join(ident[:4]), namespace=ident[0], key=ident[3],
+                           **dict((k, None) for k in _DUAL_FACTS))
         return planned
 
     def _taken(self, e, ident):

@@ -104,8 +104,10 @@ print(SERVICE in sys.modules, 'sqlite3' in sys.modules)
 
 
 def test_a_start_that_touches_no_store_imports_no_store(tmp_path):
-    """Terraform starts the provider 3 to 5 times per command, and most starts only answer the schema, validate
-    or plan: the service and the stores are imported by the first call that reads or writes."""
+    """Terraform starts the provider 3 to 5 times per command, and most starts only answer the schema or validate:
+    configuring the provider imports neither the service nor the stores (not even to name the store for the ledger
+    of planned addresses); the first call that reads or writes does, and so does planning a new reservation,
+    which reads the store to plan its address."""
     env = dict(os.environ, NETPOOL_TERRAFORM_COLLECTIONS_PATH=COLLECTIONS)
     out = subprocess.run([sys.executable, '-c', STARTS, str(tmp_path / 'ipam.sqlite')], capture_output=True,
                          text=True, env=env, check=True)

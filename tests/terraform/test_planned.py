@@ -200,3 +200,91 @@ resource "netpool_reservation" "early" {
     stored = held(sqlite_store)
     assert (stored['early']['address'], stored['late']['address']) == ('10.20.0.10', '10.20.0.11')
     assert w.plan() == (0, {})
+
+
+def rested(store, delay):
+    """The pool ``web`` with a reuse delay (``delay`` seconds)."""
+    with service(store) as s:
+        s.pool('web', subnets=[{'cidr': '10.20.0.0/24', 'gateway': '10.20.0.1',
+                                'ranges': ['10.20.0.10-10.20.0.250']}], reuse_delay=delay)
+
+
+def test_replace_keeps_the_address_within_the_reuse_delay(tmp_path, cli_config, sqlite_store):
+    """``terraform apply -replace`` of a reservation in a pool with a reuse delay: the plan shows the address it
+    holds, the destroy lets it rest, the create takes it back (history ``return``); the other reservations
+    keep theirs. Without the delay the create would take the next free address (.10 to .12)."""
+    rested(sqlite_store, 3600)
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
+    w.write(RESERVATIONS % json.dumps(['vm1', 'vm2']))
+    w.apply()
+    before = dict((k, r['address']) for k, r in held(sqlite_store).items())
+    assert sorted(before.values()) == ['10.20.0.10', '10.20.0.11']
+    w.run('plan', '-input=false', '-replace=netpool_reservation.vm["vm1"]', '-out=plan.bin')
+    shown = json.loads(w.run('show', '-json', 'plan.bin').stdout)
+    after, unknown_ = planned(shown)['vm1']
+    assert (after['address'], unknown_.get('address')) == (before['vm1'], None)
+    w.apply('plan.bin')
+    assert dict((k, r['address']) for k, r in held(sqlite_store).items()) == before
+    assert [e['action'] for e in history(sqlite_store) if e['owner'] == 'vm1'][-2:] == ['release', 'return']
+    w.apply('-replace=netpool_reservation.vm["vm2"]')      # a plan and its apply in other provider processes
+    assert dict((k, r['address']) for k, r in held(sqlite_store).items()) == before
+    assert w.plan() == (0, {})
+
+
+def test_destroy_and_apply_keep_the_addresses_within_the_reuse_delay(tmp_path, cli_config, sqlite_store):
+    """``terraform destroy`` then ``terraform apply`` within the pool's reuse delay: each owner is planned on the
+    address it left resting and gets it back; another owner does not get a resting address."""
+    rested(sqlite_store, 3600)
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
+    w.write(RESERVATIONS % json.dumps(['vm1', 'vm2']))
+    w.apply()
+    before = dict((k, r['address']) for k, r in held(sqlite_store).items())
+    w.destroy()
+    assert held(sqlite_store) == {}
+    w.write(RESERVATIONS % json.dumps(['vm0', 'vm2', 'vm1']))
+    plan = planned(saved_plan(w))
+    assert (plan['vm1'][0]['address'], plan['vm2'][0]['address'], plan['vm0'][0]['address']) == \
+        (before['vm1'], before['vm2'], '10.20.0.12')
+    w.apply('plan.bin')
+    stored = held(sqlite_store)
+    assert dict((k, stored[k]['address']) for k in ('vm1', 'vm2')) == before
+    assert stored['vm0']['address'] == '10.20.0.12'
+    assert [e['action'] for e in history(sqlite_store) if e['owner'] == 'vm1'][-1] == 'return'
+    assert w.plan() == (0, {})
+
+
+def test_align_with(tmp_path, cli_config, sqlite_store):
+    """``align_with``: an owner that holds its address in the pool aligned with (reserved by Ansible) is planned
+    on the same host part in this pool; one whose reservation there this plan makes is known after apply, and
+    the apply aligns it once that reservation is made. Both are static, and a second plan has nothing to do."""
+    web(sqlite_store)
+    with service(sqlite_store) as s:
+        s.pool('storage', subnets=[{'cidr': '10.30.0.0/24', 'gateway': '10.30.0.1',
+                                    'ranges': ['10.30.0.10-10.30.0.250']}])
+        s.reserve('web', 'vm2', address='10.20.0.23')
+    w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
+    w.write('''
+resource "netpool_reservation" "web" {
+  pool  = "web"
+  owner = "vm1"
+}
+resource "netpool_reservation" "storage" {
+  for_each   = toset(["vm1", "vm2"])
+  pool       = "storage"
+  owner      = each.key
+  align_with = "web"
+  depends_on = [netpool_reservation.web]
+}
+''')
+    changes = dict((c['address'], c['change']) for c in saved_plan(w)['resource_changes'])
+    vm2 = changes['netpool_reservation.storage["vm2"]']
+    assert (vm2['after']['address'], vm2['after']['cidr'], vm2['after']['static']) == \
+        ('10.30.0.23', '10.30.0.23/24', True)
+    assert changes['netpool_reservation.storage["vm1"]']['after_unknown']['address'] is True
+    assert changes['netpool_reservation.web']['after']['address'] == '10.20.0.10'
+    w.apply('plan.bin')
+    with service(sqlite_store) as s:
+        stored = dict((r['owner'], r) for r in s.info('default', pool='storage')['reservations'])
+    assert (stored['vm1']['address'], stored['vm2']['address']) == ('10.30.0.10', '10.30.0.23')
+    assert stored['vm1']['static'] and stored['vm2']['static']
+    assert w.plan() == (0, {})

@@ -258,13 +258,18 @@ output "api" { value = [netpool_reservation.api.address, netpool_reservation.api
 
 
 def test_destroy_honours_the_reuse_delay(tmp_path, cli_config, sqlite_store):
-    """A replaced reservation's address rests for the pool's reuse_delay: the new one gets another address."""
+    """A released reservation's address rests for the pool's reuse_delay, for everyone but its owner: a replaced
+    reservation takes its own address back, another owner's new reservation gets another address."""
     w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
-    w.write(POOL.replace('  name    = "web"\n', '  name    = "web"\n  reuse_delay = "1h"\n') + vms(['vm1']))
+    pool = POOL.replace('  name    = "web"\n', '  name    = "web"\n  reuse_delay = "1h"\n')
+    w.write(pool + vms(['vm1']))
     w.apply()
     first = held(sqlite_store)['vm1']
     w.apply('-replace=netpool_reservation.vm["vm1"]')
-    assert held(sqlite_store)['vm1'] != first
+    assert held(sqlite_store)['vm1'] == first
+    w.write(pool + vms(['vm2']))
+    w.apply()
+    assert sorted(held(sqlite_store)) == ['vm2'] and held(sqlite_store)['vm2'] != first
     with service(sqlite_store) as s:
         assert s.info('default', pool='web', map=True)['pools'][0]['subnets'][0]['map'][0]['map'][:2] == '-X'
 

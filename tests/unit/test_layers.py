@@ -34,7 +34,7 @@ LAYERS = [
     ('free space', [MU + '_freespace', MU + '_freespace.*']),
     ('stores', [MU + '_stores', MU + '_stores.*']),
     ('rules beside the service', [MU + '_reshape', MU + '_verify', MU + '_results', MU + '_transfer',
-                                  MU + '_owners', MU + '_align']),
+                                  MU + '_owners', MU + '_align', MU + '_nextfree', MU + '_dual']),
     ('service', [MU + '_service', MU + '_pools']),
     ('runner', [MU + '_runner', MU + '_options']),
     ('adapter', ['plugins.plugin_utils.*', MU + '_module']),
