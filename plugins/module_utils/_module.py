@@ -19,6 +19,12 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamEr
 from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
 from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
+# The store registry imports the store a task names by its module's name, which AnsiballZ cannot see: it packs the
+# module_utils a module file imports. Named here, every store travels with a module file that runs on its own
+# (without its action plugin); PostgreSQL's and NetBox's libraries stay optional (their modules import them guarded).
+from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _spans  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json, _postgresql, _sqlite  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox import _freespace, _store  # noqa: F401 pylint: disable=unused-import
 
 
 class IpamModule(AnsibleModule):
