@@ -9,16 +9,22 @@ This is a private module: it may change at any time.
 Playbooks normally run the action plugin of the same name on the controller
 (``plugins/plugin_utils/_adapter.py``). This path serves a module file that
 is executed directly (``python -m``, ``ansible -m`` without the action
-plugin, tests): same options, same service, and ``IpamError`` turned into
-``fail_json`` here and nowhere else.
+plugin, tests): same options, same service, and a failure turned into the
+keys of a failed result by ``_runner.attempt``, as every other way of
+running a task does, then handed to ``fail_json``.
 """
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
 from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
+# The store registry imports the store a task names by its module's name, which AnsiballZ cannot see: it packs the
+# module_utils a module file imports. Named here, every store travels with a module file that runs on its own
+# (without its action plugin); PostgreSQL's and NetBox's libraries stay optional (their modules import them guarded).
+from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _spans  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json, _postgresql, _sqlite  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox import _freespace, _store  # noqa: F401 pylint: disable=unused-import
 
 
 class IpamModule(AnsibleModule):
@@ -61,10 +67,8 @@ class IpamModule(AnsibleModule):
 def run_module(name):
     """Validate the options of module ``name``, run it, and exit with its result."""
     module = IpamModule(supports_check_mode=True, **module_kwargs(name))
-    try:
-        result = _runner.run(name, module.params, check=module.check_mode, diff=module._diff)
-    except IpamError as e:
-        module.fail_json(**_runner.failure(e, module.params))
-    except Exception as e:  # pylint: disable=broad-except
-        module.fail_json(**_runner.unexpected(name, e, module.params))
+    result, failed = _runner.attempt(
+        name, module.params, lambda: _runner.run(name, module.params, check=module.check_mode, diff=module._diff))
+    if failed:
+        module.fail_json(**failed)
     module.exit_json(**result)

@@ -225,6 +225,19 @@ def failure(error, params, base_dir=None):
     return _secrets.hide(result, _secrets.find(params))
 
 
+def attempt(name, params, work, base_dir=None, doing=None):
+    """``(work(), None)``, or ``(None, failure)`` when ``work`` raises: the one place where a failure becomes the
+    keys of a failed result, for every way a task runs (a module file, an action plugin, the lookup, the
+    inventory). An ``IpamError`` gives its code and message (``failure``); any other exception is a bug
+    (``unexpected``: ``internal_error``, the traceback in ``exception``). Secrets are hidden either way."""
+    try:
+        return work(), None
+    except IpamError as e:
+        return None, failure(e, params, base_dir)
+    except Exception as e:  # pylint: disable=broad-except
+        return None, unexpected(name, e, params, doing, base_dir)
+
+
 def _doing(name, p):
     """What module ``name`` was doing with options ``p``, for the message of a bug."""
     state = p.get('state') or 'present'

@@ -9,11 +9,13 @@ This is a private module: it may change at any time.
 - ``IpamAction`` is the whole of every action plugin: it validates the task's
   arguments against the module's own argument spec (``_options.MODULES``),
   runs the service in-process on the controller (no connection to the host,
-  nothing copied to it), honours the task's check and diff modes, and turns
-  every failure into a failed result with its ``error`` code, here and
-  nowhere else.
-- ``lookup_service`` / ``LookupIpamError`` do the same for the lookup, which
-  raises ``AnsibleError`` instead.
+  nothing copied to it) and honours the task's check and diff modes
+  (``_inprocess.run_task``).
+- ``plugin_call`` / ``LookupIpamError`` do the same for the lookup and the
+  inventory, which raise ``AnsibleError`` instead.
+
+Every one of them turns a failure into the keys of a failed result, with its
+``error`` code, through ``_runner.attempt``, as a module file does.
 
 A relative store path is relative to the directory ``ansible-playbook`` /
 ``ansible-inventory`` was started from (the controller's working directory).
@@ -22,7 +24,6 @@ A relative store path is relative to the directory ``ansible-playbook`` /
 from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._options import MODULES
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import preload
@@ -93,12 +94,12 @@ def plugin_call(params, call, doing, plugin, name, must_exist=False):
     """Run ``call(service)`` for controller-side plugin ``plugin`` (its name in messages, ``name`` in the message
     of a bug); any failure raises ``LookupIpamError`` (an ``AnsibleError``) with its error code, secrets hidden.
     ``must_exist``: a store file that does not exist is ``store_unavailable``, not an empty store."""
-    try:
-        return _runner.with_service(params, base_dir(), call, must_exist=must_exist)
-    except IpamError as e:
-        failure = _runner.failure(e, params, base_dir())
-    except Exception as e:  # pylint: disable=broad-except
-        failure = _runner.unexpected(name, e, params, doing, base_dir())
-        raise LookupIpamError('%s: %s' % (plugin, failure['msg']),
-                              failure['error']) from InternalTraceback(failure['exception'])
-    raise LookupIpamError('%s: %s' % (plugin, failure['msg']), failure['error'])
+    where = base_dir()
+    result, failure = _runner.attempt(
+        name, params, lambda: _runner.with_service(params, where, call, must_exist=must_exist), where, doing)
+    if failure is None:
+        return result
+    error = LookupIpamError('%s: %s' % (plugin, failure['msg']), failure['error'])
+    if 'exception' in failure:      # a bug: its traceback is the cause, shown when tracebacks are asked for
+        raise error from InternalTraceback(failure['exception'])
+    raise error

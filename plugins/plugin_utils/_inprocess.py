@@ -16,7 +16,6 @@ import os
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
 from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
@@ -60,11 +59,10 @@ def run_task(name, args, check=False, diff=False):
     params, failed = validate(name, args)
     if failed:
         return failed
-    try:
-        return _runner.run(name, params, check=check, diff=diff, base_dir=base_dir())
-    except IpamError as e:
-        result = _runner.failure(e, params, base_dir())
-    except Exception as e:  # pylint: disable=broad-except
-        result = _runner.unexpected(name, e, params, base_dir=base_dir())
-    result['failed'] = True
+    where = base_dir()
+    result, failed = _runner.attempt(
+        name, params, lambda: _runner.run(name, params, check=check, diff=diff, base_dir=where), where)
+    if failed:
+        failed['failed'] = True
+        return failed
     return result

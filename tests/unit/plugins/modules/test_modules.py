@@ -5,6 +5,9 @@
 """The module files run directly (the module adapter, module_utils/_module.py): exit_json / fail_json."""
 
 import json
+import os
+import shutil
+import subprocess
 
 import pytest
 
@@ -12,6 +15,7 @@ from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _runner
 from ansible_collections.netpool.ipam.plugins.modules import info, pool, range as range_module, reservation
+from ansible_collections.netpool.ipam.tests.support.reliability import ROOT, ansible_bin, ansible_env
 
 
 def run(module, args, capsys):
@@ -267,3 +271,24 @@ def test_an_owner_that_comes_back_within_the_reuse_delay_keeps_its_address(store
     assert code == 0 and out['changed'] and out['reservation']['address'] == '10.0.0.1'
     code, out = run(info, {'owner': 'h1', 'history': True, 'store': store}, capsys)
     assert [e['action'] for e in out['history']] == ['reserve', 'release', 'return']
+
+
+@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
+def test_a_module_file_runs_without_its_action_plugin(tmp_path, name):
+    """AnsiballZ packs what a module file imports, and the store registry names the stores by string: without its
+    action plugin (a copy of the collection that lacks plugins/action) the module must still carry its stores."""
+    copy = tmp_path / 'collections' / 'ansible_collections' / 'netpool' / 'ipam'
+    shutil.copytree(os.path.join(ROOT, 'plugins'), str(copy / 'plugins'),
+                    ignore=shutil.ignore_patterns('action', '__pycache__'))
+    shutil.copytree(os.path.join(ROOT, 'meta'), str(copy / 'meta'))
+    shutil.copy(os.path.join(ROOT, 'galaxy.yml'), str(copy))
+    store = str(tmp_path / name)
+    env = ansible_env(ANSIBLE_COLLECTIONS_PATH=str(tmp_path / 'collections'))
+    outputs = []
+    for module, args in (('pool', 'name=web cidr=10.0.0.0/29'), ('reservation', 'pool=web owner=vm1')):
+        proc = subprocess.run([ansible_bin('ansible'), 'localhost', '-m', 'netpool.ipam.' + module, '-a',
+                               '%s store=%s' % (args, store)], cwd=str(tmp_path), env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=600, check=False)
+        outputs.append(proc.stdout)
+        assert proc.returncode == 0, proc.stdout
+    assert '"address": "10.0.0.1"' in outputs[1]
