@@ -19,7 +19,7 @@ an owner that holds nothing in POOL fails ``not_reserved``: aligning never reser
 mistyped POOL creates nothing anywhere.
 
 The reservation remembers its alignment in its history entry: the entry of the write (``reserve``, ``move``,
-``update``, ``renew``) carries ``align_with`` in its ``new`` data. ``mismatches`` (of verify) reads the
+``update``, ``renew``) carries ``align_with`` in its ``new`` data. ``_verify`` reads the
 namespace's history once and reports an aligned reservation that no longer sits at its aligned address
 (``alignment_mismatch``): POOL's reservation moved, was released, or POOL changed. Cleared history forgets the
 alignments, and so does a later write of the reservation by a task without ``align_with``.
@@ -28,58 +28,10 @@ alignments, and so does a later write of the reservation by a task without ``ali
 as ``svc``; this module imports no service.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _hostpart, _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, AddressOutOfPool, InvalidArgument, NotReserved)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Reservation
-
-#: the problem kind verify reports for an aligned reservation away from its aligned address
-ALIGNMENT_MISMATCH = 'alignment_mismatch'
-
-#: the history actions after which a reservation is gone (its alignment with it)
-_GONE = ('release', 'expire', 'reassign')
-
-
-def _family(version):
-    return 'IPv%d' % version
-
-
-def offset(pool, r):
-    """``(subnet, offset)`` of reservation ``r`` in its ``pool``; ``(None, None)`` for a reservation outside
-    every subnet of its pool (which verify reports as such)."""
-    subnet = pool.subnet_of(r.version, r.address)
-    if subnet is None:
-        return None, None
-    return subnet, r.address - subnet.first
-
-
-def place(pool, source_pool, source):
-    """``(version, n)``: the address of ``pool`` aligned with reservation ``source`` of ``source_pool``
-    (arithmetic only: whether the pool hands it out is ``check_allocatable``'s). ``address_out_of_pool`` when
-    ``pool`` has no subnet of that family, or the offset lies beyond its first one."""
-    version = source.version
-    theirs, off = offset(source_pool, source)
-    if theirs is None:
-        raise AddressOutOfPool(
-            "%s/%s holds %s in pool '%s', outside every subnet of that pool, so it has no host part to align "
-            "with. Run netpool.ipam.info with verify: true, and fix pool '%s' first."
-            % (source.owner, source.key, source.address_str, source_pool.name, source_pool.name))
-    subnet = next((s for s in pool.subnets if s.version == version), None)
-    if subnet is None:
-        raise AddressOutOfPool(
-            "Pool '%s' has no %s subnet, so nothing in it aligns with %s/%s's %s in pool '%s'. Add an %s subnet "
-            "to pool '%s', or give the family of a subnet it has."
-            % (pool.name, _family(version), source.owner, source.key, source.address_str, source_pool.name,
-               _family(version), pool.name))
-    n = subnet.first + off
-    if n > subnet.last:
-        raise AddressOutOfPool(
-            "%s/%s holds %s in pool '%s', offset %d of %s; pool '%s''s first %s subnet %s has no offset %d. "
-            "Align with a pool of subnets no larger than this one's, or widen %s."
-            % (source.owner, source.key, source.address_str, source_pool.name, off, theirs.cidr, pool.name,
-               _family(version), subnet.cidr, off, subnet.cidr))
-    return version, n
-
 
 def check_allocatable(tree, pool, source_pool, source, at):
     """``address_out_of_pool`` unless the aligned address ``at`` is one ``pool`` hands out (``Tree.allocatable``:
@@ -105,7 +57,7 @@ def _source(held, owner, key, version, source_pool, now):
             "Owner '%s' holds no %saddress under key '%s' in pool '%s' (namespace '%s'), so there is no host part "
             "to align with. Reserve it there first (netpool.ipam.reservation with pool: %s, owner: %s, key: %s), "
             "or check align_with, owner and key for a typo."
-            % (owner, _family(version) + ' ' if version else '', key, source_pool.name, source_pool.namespace,
+            % (owner, _hostpart.family_name(version) + ' ' if version else '', key, source_pool.name, source_pool.namespace,
                source_pool.name, owner, key))
     return found[0]
 
@@ -124,7 +76,7 @@ def targets(svc, p, source_pool, requests, key, versions, strict=True):
     for version in versions:
         for i, owner in enumerate(owners):
             source = _source(held, owner, key, version, source_pool, now)
-            at = place(p, source_pool, source)
+            at = _hostpart.place(p, source_pool, source)
             if at in asked:
                 raise InvalidArgument(
                     "owners '%s' and '%s' both align with pool '%s' to %s (the same host part in two subnets of "
@@ -221,55 +173,6 @@ def _apply(svc, p, pinned, key, ttl, check, version, align_with):
                 % (iv.to_str(*at), pool, align_with, owner, key, holder.get('owner'), holder.get('key'),
                    holder.get('pool'), owner, key, align_with), holder=holder)
     return results
-
-
-def mismatches(store, namespace, reservations, by_name, problem):
-    """The ``alignment_mismatch`` problems of ``namespace``: each reservation whose last write aligned it (its
-    history entry's ``new`` data carries ``align_with``) and that no longer sits at its aligned address. One read
-    of the namespace's history. ``problem`` makes a problem dict (``_verify.problem``)."""
-    aligned = {}
-    for entry in store.find_history(namespace=namespace):
-        if entry.get('object') != 'reservation' or not entry.get('address'):
-            continue
-        try:
-            version = iv.parse_address(entry['address']).version
-        except (ValueError, TypeError):
-            continue
-        ident = (entry.get('pool'), entry.get('owner'), entry.get('key'), version)
-        new = entry.get('new') if entry.get('action') not in _GONE else None
-        aligned[ident] = new.get('align_with') if isinstance(new, dict) else None
-    by_owner = {}
-    for r in reservations:
-        by_owner.setdefault((r.pool, r.owner, r.key, r.version), r)
-    found = []
-    for r in reservations:
-        align_with = aligned.get((r.pool, r.owner, r.key, r.version))
-        pool = by_name.get(r.pool)
-        if not align_with or pool is None:
-            continue
-        source_pool, source = by_name.get(align_with), by_owner.get((align_with, r.owner, r.key, r.version))
-        what = None
-        if source_pool is None or source is None:
-            what = "holds no %s address under key '%s' in pool '%s'" % (_family(r.version), r.key, align_with)
-        else:
-            try:
-                at = place(pool, source_pool, source)
-            except AddressOutOfPool as e:
-                what = 'has no aligned address here: %s' % e.msg
-            else:
-                if at != (r.version, r.address):
-                    what = 'holds %s there, whose aligned address is %s' % (source.address_str, iv.to_str(*at))
-        if what is None:
-            continue
-        found.append(problem(
-            ALIGNMENT_MISMATCH, namespace,
-            "The reservation of owner '%s' key '%s' holds %s in pool '%s', aligned with pool '%s', where the owner "
-            "now %s. Run the task that aligned it again (netpool.ipam.reservation with align_with: %s, or the "
-            "reserve role with ipam_align_with) to realign it, or reserve it there again. Then run "
-            "netpool.ipam.info with verify: true again."
-            % (r.owner, r.key, r.address_str, r.pool, align_with, what, align_with),
-            pools=[r.pool, align_with], reservations=[r], addresses=[r.address_str]))
-    return found
 
 
 def aligned(svc, pool, owner, key='default', namespace='default', family=None, align_with=None):

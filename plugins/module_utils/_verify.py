@@ -35,8 +35,8 @@ The ``free_*`` codes and ``damaged_free_span`` (``REPAIRABLE``) are derived stat
 spans fixes them. Every other code needs a human decision, which its ``message`` describes.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _align, _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import DamagedRow
+from ansible_collections.netpool.ipam.plugins.module_utils import _hostpart, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._errors import AddressOutOfPool, DamagedRow
 from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _derive
 from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree, footprint, within
 
@@ -52,11 +52,15 @@ CHILD_OUTSIDE = 'child_outside_parent'
 POOL_OVERLAP = 'pool_overlap'
 DAMAGED_ROW = 'damaged_row'
 DAMAGED_FREE = 'damaged_free_span'
+ALIGNMENT_MISMATCH = 'alignment_mismatch'
 
 #: what ``repair`` fixes by rebuilding the pool's free spans (derived state: no human decision needed)
 REPAIRABLE = frozenset((FREE_OVERLAP, FREE_OUTSIDE, FREE_MISMATCH, DAMAGED_FREE))
 
 _RERUN = ' Then run netpool.ipam.info with verify: true again.'
+
+#: the history actions after which a reservation is gone, its alignment with it (``_misaligned``)
+_UNALIGNED = ('release', 'expire', 'reassign')
 
 
 def problem(code, namespace, message, pools=(), reservations=(), addresses=()):
@@ -165,7 +169,7 @@ def _problems(store, namespace, skip=()):
     tree = Tree(pools)
     found += _families(namespace, pools, tree)
     found += _overlaps(namespace, pools, tree)
-    found += _align.mismatches(store, namespace, reservations, by_name, problem)
+    found += _misaligned(store, namespace, reservations, by_name)
     return found
 
 
@@ -212,6 +216,55 @@ def _outside(namespace, reservations, by_name):
                 % (r.owner, r.key, r.address_str, pool.name, ', '.join(s.cidr for s in pool.subnets) or 'none',
                    r.address_str) + _RERUN,
                 pools=[pool.name], reservations=[r], addresses=[r.address_str]))
+    return found
+
+
+def _misaligned(store, namespace, reservations, by_name):
+    """The ``alignment_mismatch`` problems of ``namespace``: each reservation whose last write aligned it (its
+    history entry's ``new`` data carries ``align_with``) and that no longer sits at its aligned address. One read
+    of the namespace's history."""
+    aligned = {}
+    for entry in store.find_history(namespace=namespace):
+        if entry.get('object') != 'reservation' or not entry.get('address'):
+            continue
+        try:
+            version = iv.parse_address(entry['address']).version
+        except (ValueError, TypeError):
+            continue
+        ident = (entry.get('pool'), entry.get('owner'), entry.get('key'), version)
+        new = entry.get('new') if entry.get('action') not in _UNALIGNED else None
+        aligned[ident] = new.get('align_with') if isinstance(new, dict) else None
+    by_owner = {}
+    for r in reservations:
+        by_owner.setdefault((r.pool, r.owner, r.key, r.version), r)
+    found = []
+    for r in reservations:
+        align_with = aligned.get((r.pool, r.owner, r.key, r.version))
+        pool = by_name.get(r.pool)
+        if not align_with or pool is None:
+            continue
+        source_pool, source = by_name.get(align_with), by_owner.get((align_with, r.owner, r.key, r.version))
+        what = None
+        if source_pool is None or source is None:
+            what = "holds no %s address under key '%s' in pool '%s'" % (_hostpart.family_name(r.version), r.key, align_with)
+        else:
+            try:
+                at = _hostpart.place(pool, source_pool, source)
+            except AddressOutOfPool as e:
+                what = 'has no aligned address here: %s' % e.msg
+            else:
+                if at != (r.version, r.address):
+                    what = 'holds %s there, whose aligned address is %s' % (source.address_str, iv.to_str(*at))
+        if what is None:
+            continue
+        found.append(problem(
+            ALIGNMENT_MISMATCH, namespace,
+            "The reservation of owner '%s' key '%s' holds %s in pool '%s', aligned with pool '%s', where the owner "
+            "now %s. Run the task that aligned it again (netpool.ipam.reservation with align_with: %s, or the "
+            "reserve role with ipam_align_with) to realign it, or reserve it there again. Then run "
+            "netpool.ipam.info with verify: true again."
+            % (r.owner, r.key, r.address_str, r.pool, align_with, what, align_with),
+            pools=[r.pool, align_with], reservations=[r], addresses=[r.address_str]))
     return found
 
 

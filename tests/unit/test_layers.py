@@ -30,7 +30,7 @@ LAYERS = [
                     # sits under the stores, not beside the runner as the table of issue 24 guessed ("?").
                     MU + '_retry']),
     ('checks', [MU + '_checks']),
-    ('tree', [MU + '_tree']),
+    ('tree', [MU + '_tree', MU + '_hostpart']),
     ('free space', [MU + '_freespace', MU + '_freespace.*']),
     ('stores', [MU + '_stores', MU + '_stores.*']),
     ('rules beside the service', [MU + '_reshape', MU + '_verify', MU + '_results', MU + '_transfer',
