@@ -33,6 +33,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, AddressOutOfPool, InvalidArgument, NotReserved)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Reservation
 
+
 def check_allocatable(tree, pool, source_pool, source, at):
     """``address_out_of_pool`` unless the aligned address ``at`` is one ``pool`` hands out (``Tree.allocatable``:
     inside its ranges, not excluded, not the gateway, not in a child pool)."""
