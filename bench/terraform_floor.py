@@ -210,16 +210,19 @@ def install(kind, tmp, checkout=None):
     os.makedirs(directory)
     starts_log = os.path.join(base, 'starts')
     lines = ['#!/bin/sh', 'echo >> %s' % starts_log]
+    # each start adds its own CPU seconds to ``cpu`` as it exits (Terraform stops a provider by asking it to),
+    # so that Terraform's own share of a command is its CPU less the providers'
+    record = '%s %s record-cpu %s' % (sys.executable, os.path.abspath(__file__), os.path.join(base, 'cpu'))
     if kind == 'floor':
         schema = os.path.join(base, 'schema.json')
         with open(schema, 'w') as f:
             f.write(schema_of(ROOT))
-        lines.append('exec %s %s serve %s "$@"' % (sys.executable, os.path.abspath(__file__), schema))
+        lines.append('exec %s serve %s "$@"' % (record, schema))
     else:
         lines += ['PYTHONPATH=%s; export PYTHONPATH' % os.path.join(checkout, 'terraform'),
                   'NETPOOL_TERRAFORM_COLLECTIONS_PATH=%s; export NETPOOL_TERRAFORM_COLLECTIONS_PATH'
                   % os.path.join(checkout, 'collections'),
-                  'exec %s -m netpool_terraform "$@"' % sys.executable]
+                  'exec %s -m netpool_terraform "$@"' % record]
     launcher = os.path.join(directory, 'terraform-provider-netpool_v%s' % VERSION)
     with open(launcher, 'w') as f:
         f.write('\n'.join(lines) + '\n')
@@ -242,6 +245,7 @@ def starts_of(path):
 
 def round_of(harness, kind, count, tmp, env, starts_log):
     work = tempfile.mkdtemp(dir=tmp, prefix=kind + '-')
+    cpu_log = os.path.join(os.path.dirname(starts_log), 'cpu') if starts_log != os.devnull else os.devnull
     pool = harness.NETPOOL.replace('source = "terraform.local/netpool/netpool"',
                                    'source = "terraform.local/netpool/netpool", version = "%s"' % VERSION)
     if kind != 'terraform_data':    # the pool first, as bench/terraform.py does: its reservations are planned from it
@@ -257,15 +261,45 @@ def round_of(harness, kind, count, tmp, env, starts_log):
                        ('apply', ['apply', '-auto-approve', '-input=false']),
                        ('plan (no change)', ['plan', '-input=false', '-detailed-exitcode']),
                        ('destroy', ['destroy', '-auto-approve', '-input=false'])):
-        before = starts_of(starts_log)
+        before, cpu_before, recorded = starts_of(starts_log), cpu_of(cpu_log), starts_of(cpu_log)
         wall, cpu = harness.terraform(args, work, env)
-        found[step] = (wall, cpu, starts_of(starts_log) - before)
+        # (wall, CPU, provider starts, the providers' CPU, how many of the starts recorded theirs)
+        found[step] = (wall, cpu, starts_of(starts_log) - before, cpu_of(cpu_log) - cpu_before,
+                       starts_of(cpu_log) - recorded)
     return found
+
+
+def record_cpu(path, argv):
+    """Run ``argv`` (``serve SCHEMA`` or ``-m netpool_terraform``) in this process, and add the CPU seconds it
+    used to ``path`` as it exits."""
+    import atexit       # pylint: disable=import-outside-toplevel
+    import runpy        # pylint: disable=import-outside-toplevel
+
+    def write():
+        t = os.times()
+        with open(path, 'a') as f:
+            f.write('%.3f\n' % (t.user + t.system))
+    atexit.register(write)
+    if argv[0] == 'serve':
+        return serve(argv[1])
+    sys.argv = [argv[1]] + argv[2:]
+    runpy.run_module(argv[1], run_name='__main__', alter_sys=True)
+    return 0
+
+
+def cpu_of(path):
+    try:
+        with open(path) as f:
+            return sum(float(line) for line in f if line.strip())
+    except OSError:
+        return 0.0
 
 
 def main():
     if sys.argv[1:2] == ['serve']:
         return serve(sys.argv[2])
+    if sys.argv[1:2] == ['record-cpu']:
+        return record_cpu(sys.argv[2], sys.argv[3:])
     import terraform as harness     # bench/terraform.py   pylint: disable=import-outside-toplevel
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -315,7 +349,8 @@ def main():
                                               installed.get(kind, (None, None, os.devnull))[2]))
                 # as it comes, so that a run stopped early keeps what it measured
                 print('  %s: %s (load average %.2f)' % (kind, ', '.join(
-                    '%s %.2f / %.2f [%d]' % ((step,) + figures) for step, figures in results[kind][-1].items()),
+                    '%s %.2f / %.2f [%d] (providers %.2f CPU, %d recorded)' % ((step,) + figures)
+                    for step, figures in results[kind][-1].items()),
                     os.getloadavg()[0]), flush=True)
         print('  %-18s' % 'command' + ''.join(' %22s' % k for k in kinds)
               + ''.join(' %14s' % ('%s÷tf_data' % k) for k in kinds if k != 'terraform_data'))
@@ -331,6 +366,14 @@ def main():
                     if kind != 'terraform_data':
                         line += ' %6.2f / %5.2f' % (walls[kind][0] / anchor[0], walls[kind][1] / anchor[1])
             print(line)
+        print("\nterraform's own CPU seconds (all CPU less the providers' as they recorded it) and its ratio to "
+              "terraform_data's CPU:")
+        for step in results[kinds[0]][0]:
+            own = dict((kind, statistics.median(r[step][1] - r[step][3] for r in results[kind])) for kind in kinds)
+            print('  %-18s' % step + ''.join(
+                ' %s %.2f%s' % (kind, own[kind], ' (%.2f×)' % (own[kind] / own['terraform_data'])
+                                if 'terraform_data' in own and kind != 'terraform_data' else '')
+                for kind in kinds))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
