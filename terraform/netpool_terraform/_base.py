@@ -144,8 +144,10 @@ class Base(object):
         except Exception as e:  # pylint: disable=broad-except
             add_bug(diags, 'validate %s' % type_name, e, None)
 
-    def run(self, ctx, doing, work):
-        return self.provider.run(ctx.diagnostics, doing, work)
+    def run(self, ctx, doing, work, writes=False):
+        """``work(service)`` in the provider's store thread (``NetpoolProvider.run``); ``writes``: it changes the
+        store, so the reservations this process read are read again after it (``_snapshot``)."""
+        return self.provider.run(ctx.diagnostics, doing, work, writes)
 
     def upgrade(self, ctx, version, old):
         """Schema version 0 is the only one: nothing to upgrade (the framework's default warns on every plan)."""

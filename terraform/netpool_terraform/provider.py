@@ -23,6 +23,7 @@ from tf.types import Bool, Number, String
 from netpool_terraform import resources
 from netpool_terraform._base import ISSUES, add_bug, add_failure, runner, unknown
 from netpool_terraform._planning import Ledger, Planner, cert_cache_dir
+from netpool_terraform._snapshot import Snapshot
 from netpool_terraform.mirror import SOURCE
 
 # pylint: disable=wrong-import-order
@@ -72,6 +73,8 @@ class NetpoolProvider(iface.Provider):
         self.params = None
         #: the addresses planned for new reservations (``_planning``), once configured
         self.planner = None
+        #: the reservations this process read (``_snapshot``)
+        self.snapshot = Snapshot()
         # one thread talks to the store: every call waits for its turn (see the module's docstring)
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix='netpool-store')
 
@@ -115,14 +118,17 @@ class NetpoolProvider(iface.Provider):
     def namespace(self):
         return self.params['namespace']
 
-    def run(self, diags, doing, work):
+    def run(self, diags, doing, work, writes=False):
         """``work(service)`` in the store thread, over the configured store; its result, or None with an error
-        diagnostic (an ``IpamError`` with its code, anything else as ``internal_error``)."""
+        diagnostic (an ``IpamError`` with its code, anything else as ``internal_error``). ``writes``: ``work``
+        changes the store (what this process read of it is forgotten first: ``_snapshot``)."""
         if self.params is None:
             diags.add_error('The netpool provider is not configured (error internal_error)',
                             'Terraform asked for %s before configuring the provider. Please report it at %s.'
                             % (doing, ISSUES))
             return None
+        if writes:
+            self.snapshot.forget()
         return self._worker.submit(self._run, diags, doing, work).result()
 
     def _run(self, diags, doing, work):

@@ -21,6 +21,7 @@ from tf.types import Bool, List, Map, Number, String, Unknown
 
 from netpool_terraform._base import Base, Object, add_bug, known, runner, strings, unknown
 from netpool_terraform._planning import PlannedAddressTaken
+from netpool_terraform._snapshot import held
 
 # pylint: disable=wrong-import-order
 from ansible_collections.netpool.ipam.plugins.module_utils import _align, _intervals as iv, _metadata
@@ -252,7 +253,7 @@ class Reservation(Base, iface.Resource):
             if from_plan and ident is not None:
                 self.provider.planner.applied(ident)
             return self._state(found, planned)
-        return self.run(ctx, 'reserve %s' % self._who(planned), work)
+        return self.run(ctx, 'reserve %s' % self._who(planned), work, writes=True)
 
     def plan_create(self, ctx, config, planned):
         """A new reservation (``_servicer``): its address and its subnet's facts planned from the store
@@ -320,17 +321,16 @@ class Reservation(Base, iface.Resource):
                             holder={'pool': h['pool'], 'owner': h['owner'], 'key': h['key']})
 
     def read(self, ctx, current):
-        def work(service):
-            try:
-                r = get(service, current['pool'], current['owner'], current['key'], current['namespace'],
-                        current.get('family'))
-            except PoolNotFound:
-                return None
-            if r[0] is None:
-                return None
-            state = dict(self.blank(), **current)
-            return self._state(r, state)
-        return self.run(ctx, 'read reservation %s' % self._who(current), work)
+        """The reservation as the store holds it, from what this process read of its namespace (``_snapshot``)."""
+        namespace = current['namespace']
+        found = self.provider.snapshot.reservations(namespace, lambda: self.run(
+            ctx, 'read reservation %s' % self._who(current), lambda service: service.reservations(namespace)))
+        if found is None:       # the store failed: the diagnostic says why
+            return None
+        r = held(found.get((current['pool'], current['owner'], current['key']), ()), current.get('family'))
+        if r[0] is None:
+            return None
+        return self._state(r, dict(self.blank(), **current))
 
     def plan(self, ctx, current, planned):
         """An update: what the store will compute anew is unknown until apply."""
@@ -359,12 +359,12 @@ class Reservation(Base, iface.Resource):
         if same_address(address, current.get('address')):
             address = None          # the address it holds: nothing to move
         return self.run(ctx, 'update reservation %s' % self._who(current), lambda service: self._state(
-            self._reserve(service, planned, address), planned))
+            self._reserve(service, planned, address), planned), writes=True)
 
     def delete(self, ctx, current):
         self.run(ctx, 'release reservation %s' % self._who(current), lambda service: service.release(
             current['namespace'], pool=current['pool'], owner=current['owner'], key=current['key'],
-            family=current.get('family')))
+            family=current.get('family')), writes=True)
 
     def import_(self, ctx, id):     # pylint: disable=redefined-builtin
         def work(service):
@@ -487,11 +487,11 @@ class Pool(Base, iface.Resource):
 
     def create(self, ctx, planned):
         return self.run(ctx, 'create pool %s' % planned['name'],
-                        lambda service: self._state(self._declare(service, planned)['pool'], planned))
+                        lambda service: self._state(self._declare(service, planned)['pool'], planned), writes=True)
 
     def update(self, ctx, current, planned):
         return self.run(ctx, 'update pool %s' % planned['name'],
-                        lambda service: self._state(self._declare(service, planned)['pool'], planned))
+                        lambda service: self._state(self._declare(service, planned)['pool'], planned), writes=True)
 
     def read(self, ctx, current):
         def work(service):
@@ -529,8 +529,10 @@ class Pool(Base, iface.Resource):
             return False
 
     def delete(self, ctx, current):
-        self.run(ctx, 'delete pool %s' % current['name'], lambda service: service.pool(
-            current['name'], namespace=current['namespace'], state='absent', force=bool(current.get('force'))))
+        def work(service):
+            return service.pool(current['name'], namespace=current['namespace'], state='absent',
+                                force=bool(current.get('force')))
+        self.run(ctx, 'delete pool %s' % current['name'], work, writes=True)
 
     def import_(self, ctx, id):     # pylint: disable=redefined-builtin
         def work(service):

@@ -234,3 +234,64 @@ def test_the_framework_lets_a_create_be_planned():
         config=to_dynamic_value({'name': 'a', 'address': None})), None)
     assert read_dynamic_value(update.planned_state) == {'name': 'a', 'address': '10.0.0.1'}
     assert len(_Planned.seen) == 1
+
+
+def test_a_refresh_reads_the_store_once_per_namespace(tmp_path):
+    """Terraform refreshes each resource on its own (ReadResource): a process reads the reservations of a namespace
+    once, at its first read, and answers every read of that namespace from it, as the store would one by one
+    (IPv4, IPv6, dual, no family, an owner that holds nothing, a pool that is gone); a write of the process makes
+    the next read read the store again, and see the write."""
+    from tf.utils import Diagnostics  # pylint: disable=import-outside-toplevel
+    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service  # pylint: disable=C0415
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store  # noqa: E501 pylint: disable=C0415
+    from netpool_terraform.provider import NetpoolProvider  # pylint: disable=import-error,import-outside-toplevel
+    from netpool_terraform.resources import Reservation, get  # pylint: disable=import-error,import-outside-toplevel
+
+    path = str(tmp_path / 'ipam.sqlite')
+    store = open_store(path)
+    svc = Service(store)
+    svc.pool('v4', subnets=[{'cidr': '10.0.0.0/24'}])
+    svc.pool('both', subnets=[{'cidr': '10.1.0.0/24'}, {'cidr': '2001:db8::/64', 'ranges': ['2001:db8::10-2001:db8::ff']}])
+    svc.pool('gone', subnets=[{'cidr': '10.2.0.0/24'}])
+    svc.pool('v4', namespace='lab', subnets=[{'cidr': '10.9.0.0/24'}])
+    for owner in ('a', 'b', 'c'):
+        svc.reserve('v4', owner)
+    svc.reserve('v4', 'a', namespace='lab')
+    svc.reserve('both', 'd', family='dual')
+    svc.reserve('both', 'e', family='ipv6')
+    svc.reserve('gone', 'f')
+    wanted = [('default', 'v4', o, None) for o in ('a', 'b', 'c', 'nobody')] + [
+        ('default', 'both', 'd', 'dual'), ('default', 'both', 'd', 'ipv6'), ('default', 'both', 'd', None),
+        ('default', 'both', 'e', 'ipv6'), ('default', 'both', 'e', 'dual'), ('default', 'both', 'e', 'ipv4'),
+        ('default', 'gone', 'f', None), ('lab', 'v4', 'a', None), ('lab', 'v4', 'b', None)]
+    svc.pool('gone', state='absent', force=True)
+
+    provider = NetpoolProvider()
+    diags = Diagnostics()
+    provider.configure_provider(diags, {'store': path})
+    resource = Reservation(provider)
+    transactions = []
+    run = provider._run     # pylint: disable=protected-access
+    provider._run = lambda *args: transactions.append(args[1]) or run(*args)   # pylint: disable=protected-access
+
+    class Context(object):
+        diagnostics = diags
+
+    def current(namespace, pool, owner, family):
+        return dict(resource.blank(), namespace=namespace, pool=pool, owner=owner, key='default', family=family)
+
+    def one_by_one(namespace, pool, owner, family):
+        r = get(svc, pool, owner, 'default', namespace, family) if pool != 'gone' else (None, None)
+        return None if r[0] is None else resource._state(r, current(namespace, pool, owner, family))  # noqa: E501 pylint: disable=protected-access
+
+    expected = [one_by_one(*w) for w in wanted]
+    assert [e is None for e in expected] == [False, False, False, True, False, False, False, False, True, True,
+                                             True, False, True]
+    assert [resource.read(Context(), current(*w)) for w in wanted] == expected
+    assert not diags.diagnostics
+    assert len(transactions) == 2       # one per namespace
+
+    provider.run(diags, 'reserve', lambda s: s.reserve('v4', 'nobody'), writes=True)
+    assert resource.read(Context(), current('default', 'v4', 'nobody', None))['address'] == '10.0.0.4'
+    assert len(transactions) == 4       # the write, then the namespace read again
+    store.close()
