@@ -134,9 +134,9 @@ def test_a_failed_task_leaves_nothing_behind(svc):
 
 
 def _claimer(spec, token, worker, queue):
-    # NetBox hands out an IP range's addresses one request at a time (an advisory lock), so 8 processes queue on
-    # it: on a loaded machine a request may wait its turn longer than the default 30 seconds. What is tested is
-    # that they never share an address, not how fast: a timeout no queue here reaches.
+    # NetBox answers every available-ips request one at a time (one advisory lock, ipam/api/views.py), so 8
+    # processes queue on it: on a loaded machine a request may wait its turn longer than the default 30 seconds.
+    # What is tested is that they never share an address, not how fast: a timeout no queue here reaches.
     store = open_store(spec, token=token, timeout=600)
     svc = Service(store)
     got, errors = {}, []
