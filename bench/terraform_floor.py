@@ -20,6 +20,7 @@ what it changes in one run.
 
     .venv/bin/python bench/terraform_floor.py --count 1000 --rounds 1
     .venv/bin/python bench/terraform_floor.py --count 1000 --base ../wt-main --kinds base netpool
+    .venv/bin/python bench/terraform_floor.py --count 1000 --base ../wt-main --kinds base netpool --postgresql
 
 Reuses bench/terraform.py (its configurations, timers and start-up measure). The provider side of this file is
 ``serve``: the launcher runs ``python bench/terraform_floor.py serve SCHEMA.json``.
@@ -243,11 +244,24 @@ def starts_of(path):
         return 0
 
 
-def round_of(harness, kind, count, tmp, env, starts_log):
+def fresh_database(kind):
+    """A new, empty PostgreSQL database on this machine's server for ``kind`` (dropped first if a run left it):
+    its URL."""
+    import psycopg      # pylint: disable=import-outside-toplevel
+    name = 'netpool_bench_floor_' + kind
+    with psycopg.connect('postgresql://postgres@127.0.0.1:5432/postgres', autocommit=True) as conn:
+        conn.execute('DROP DATABASE IF EXISTS %s' % name)
+        conn.execute('CREATE DATABASE %s' % name)
+    return 'postgresql://postgres@127.0.0.1:5432/' + name
+
+
+def round_of(harness, kind, count, tmp, env, starts_log, postgresql=False):
     work = tempfile.mkdtemp(dir=tmp, prefix=kind + '-')
     cpu_log = os.path.join(os.path.dirname(starts_log), 'cpu') if starts_log != os.devnull else os.devnull
     pool = harness.NETPOOL.replace('source = "terraform.local/netpool/netpool"',
                                    'source = "terraform.local/netpool/netpool", version = "%s"' % VERSION)
+    if postgresql and kind != 'terraform_data':
+        pool = pool.replace('store = "ipam.sqlite"', 'store = "%s"' % fresh_database(kind))
     if kind != 'terraform_data':    # the pool first, as bench/terraform.py does: its reservations are planned from it
         with open(os.path.join(work, 'main.tf'), 'w') as f:
             f.write(pool)
@@ -308,6 +322,8 @@ def main():
     parser.add_argument('--starts', type=int, default=5, help='start-ups of each provider to time (0: none)')
     parser.add_argument('--base', help='a checkout of another version of the collection (e.g. a worktree of main): '
                                        'its provider is measured too, as "base"')
+    parser.add_argument('--postgresql', action='store_true',
+                        help="a fresh database on this machine's PostgreSQL for each provider, instead of SQLite")
     parser.add_argument('--kinds', nargs='+', choices=KINDS,
                         help='the kinds to measure (default: all; base with --base only)')
     args = parser.parse_args()
@@ -346,7 +362,7 @@ def main():
         for _round in range(args.rounds):
             for kind in kinds:
                 results[kind].append(round_of(harness, kind, args.count, tmp, envs[kind],
-                                              installed.get(kind, (None, None, os.devnull))[2]))
+                                              installed.get(kind, (None, None, os.devnull))[2], args.postgresql))
                 # as it comes, so that a run stopped early keeps what it measured
                 print('  %s: %s (load average %.2f)' % (kind, ', '.join(
                     '%s %.2f / %.2f [%d] (providers %.2f CPU, %d recorded)' % ((step,) + figures)
