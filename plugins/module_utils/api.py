@@ -43,6 +43,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores import _regis
 #: the version of this entry point: one more at each change of a name or of what it does that is not an addition
 API_VERSION = 1
 
+# MergeRefused and STORE_SCHEMA_VERSION are given by __getattr__ (at the bottom), which pylint does not read
+# pylint: disable=undefined-all-variable
 __all__ = [
     'API_VERSION',
     # running
@@ -60,6 +62,7 @@ __all__ = [
     'store_kind', 'open_store', 'redact', 'export_state', 'import_state', 'merge_documents', 'MergeRefused',
     'STORE_SCHEMA_VERSION',
 ]
+# pylint: enable=undefined-all-variable
 
 
 def _runner():

@@ -51,10 +51,12 @@ def test_a_failure_is_one_result_for_any_exception(tmp_path):
     assert found['msg'] == "Pool 'web' does not exist. (store: %s)" % (tmp_path / 'ipam.sqlite')
     assert 'exception' not in found
 
+    error = None
     try:
         {}['s3cret']
     except KeyError as e:
-        bug = api.failure(e, params, 'trying to read pool web', who='The provider', report='configuration: tell us')
+        error = e
+    bug = api.failure(error, params, 'trying to read pool web', who='The provider', report='configuration: tell us')
     assert bug['error'] == 'internal_error'
     assert bug['msg'].startswith("The provider failed unexpectedly while trying to read pool web in namespace 'lab' "
                                  "of store %s (KeyError: " % (tmp_path / 'ipam.sqlite'))
