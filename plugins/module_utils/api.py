@@ -98,12 +98,13 @@ def pool_subnets(params):
     return _runner().pool_subnets(params)
 
 
-def failure(error, params, doing, who='netpool.ipam', report=None, base_dir=None):
+def failure(error, params, doing=None, who='netpool.ipam', report=None, base_dir=None):
     """The keys of a failed result (``failed``, ``error``, ``msg``, ``store``; ``exception`` for a bug) for any
-    exception ``error`` raised while ``doing`` (``'reading pool web'``), secrets of ``params`` hidden (None: no
-    store named yet). An ``IpamError`` gives its code and message; any other exception is a bug:
-    ``internal_error``, a message naming ``who`` failed and asking for a report (``report``: what the user
-    sends, after "This is a bug in netpool.ipam, not in your"), the traceback in ``exception``."""
+    exception ``error`` raised while ``doing`` (``'reading pool web'``; default ``'reading the store'``), secrets
+    of ``params`` hidden (None: no store named yet). An ``IpamError`` gives its code and message; any other
+    exception is a bug: ``internal_error``, a message naming ``who`` failed and asking for a report (``report``:
+    what the user is asked, after "This is a bug in netpool.ipam, not in your"; default: a task's), the traceback
+    in ``exception``."""
     return _runner().failure_of(None, error, params, base_dir=base_dir, doing=doing, who=who, report=report)
 
 
