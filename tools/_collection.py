@@ -2,25 +2,22 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What the shipped tools share: finding the collection they lie in (a checkout or an installed copy)."""
+"""What the shipped tools share: the public entry point of the collection they lie in (``import_api``)."""
 
-import importlib
 import os
 import sys
 import types
 
 
-def import_collection(probe):
-    """Make ``ansible_collections.netpool.ipam`` the collection this tool lies in, unless ``probe`` (a module of
-    the collection) already imports from an installed one."""
+def import_api():
+    """``plugins/module_utils/api.py`` of the collection this tool lies in (a checkout or an installed copy):
+    its directory comes first for ``ansible_collections.netpool.ipam``, before any other installed netpool.ipam.
+    The tool and the entry point are of one version: no version to check."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        importlib.import_module('ansible_collections.netpool.ipam.' + probe)
-        return
-    except ImportError:
-        pass
     for name, path in (('ansible_collections', []), ('ansible_collections.netpool', []),
                        ('ansible_collections.netpool.ipam', [root])):
         module = sys.modules.get(name) or types.ModuleType(name)
-        module.__path__ = list(getattr(module, '__path__', [])) + path
+        module.__path__ = path + [p for p in getattr(module, '__path__', []) if p not in path]
         sys.modules[name] = module
+    from ansible_collections.netpool.ipam.plugins.module_utils import api  # pylint: disable=import-outside-toplevel
+    return api

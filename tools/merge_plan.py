@@ -6,10 +6,10 @@
 
 Git merges text line by line: two branches that each add a pool (or a reservation) that sorts into the same
 place of the document add lines at one insertion point, which git calls a conflict whatever the layout. This
-driver merges the documents as objects instead (``_json_document.merge``): a change made on one side only is
+driver merges the documents as objects instead (``api.merge_documents``): a change made on one side only is
 taken, history of both sides is kept, and only one object changed differently on both sides is a conflict (then
 the file gets git's usual conflict markers, as without the driver). The merged document is then read as the
-store reads it (``_json_document.read``, the store's own check): one it would refuse (both sides took the same
+store reads it (the store's own check): one it would refuse (both sides took the same
 free address for different owners, pools of the two sides overlap) is a conflict too, named, never written.
 Set it up once per clone:
 
@@ -28,7 +28,7 @@ import json
 import subprocess
 import sys
 
-from _collection import import_collection  # tools/_collection.py, beside this script
+from _collection import import_api  # tools/_collection.py, beside this script
 
 
 def _text_merge(base, ours, theirs, name):
@@ -54,16 +54,15 @@ def main(argv=None):
         return 2
     base, ours, theirs = argv[:3]
     name = argv[3] if len(argv) == 4 else ours
-    import_collection('plugins.module_utils._stores._json_document')
-    from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _json_document
+    api = import_api()
     try:
         documents = []
         for path in (base, ours, theirs):
             with open(path) as f:
                 text = f.read()
-            documents.append(json.loads(text) if text.strip() else {'schema_version': _base.SCHEMA_VERSION})
-        merged, conflicts = _json_document.merge(*documents)
-    except _json_document.Refused as e:     # the merge, read as the store reads it, is refused: not written
+            documents.append(json.loads(text) if text.strip() else {'schema_version': api.STORE_SCHEMA_VERSION})
+        merged, conflicts = api.merge_documents(*documents)
+    except api.MergeRefused as e:     # the merge, read as the store reads it, is refused: not written
         what, fix = _REFUSED[e.kind]
         sys.stderr.write('netpool.ipam: %s: the merged plan %s, which netpool.ipam refuses to read: %s. Merged as '
                          'text: %s, resolve any conflict markers, then git add %s.\n' % (name, what, e.detail, fix,

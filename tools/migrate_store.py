@@ -25,7 +25,7 @@ import json
 import os
 import sys
 
-from _collection import import_collection  # tools/_collection.py, beside this script
+from _collection import import_api  # tools/_collection.py, beside this script
 
 
 def _same(source, target):
@@ -47,37 +47,34 @@ def main(argv=None):
                         help='do not verify TLS certificates of the stores')
     args = parser.parse_args(argv)
 
-    import_collection('plugins.module_utils._transfer')
-    from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-    from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store, redact, store_kind
-    from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state, import_state
+    api = import_api()
 
     if not args.source or not args.target:
         parser.error('give --source and --target (or NETPOOL_IPAM_SOURCE and NETPOOL_IPAM_TARGET)')
-    result = {'source': redact(args.source), 'target': redact(args.target), 'check': args.check}
+    result = {'source': api.redact(args.source), 'target': api.redact(args.target), 'check': args.check}
     if _same(args.source, args.target):
         parser.error('--source and --target name the same store')
     source = target = None
     try:
-        if store_kind(args.source) in ('sqlite', 'json') and not os.path.exists(os.path.expanduser(args.source)):
-            raise IpamError('The source store %s does not exist (relative paths are relative to %s). Nothing was '
-                            'copied.' % (args.source, os.getcwd()))
+        if api.store_kind(args.source) in ('sqlite', 'json') and not os.path.exists(os.path.expanduser(args.source)):
+            raise api.IpamError('The source store %s does not exist (relative paths are relative to %s). Nothing '
+                                'was copied.' % (args.source, os.getcwd()))
         options = dict(validate_certs=args.validate_certs, timeout=args.timeout, base_dir=os.getcwd())
-        source = open_store(args.source, token=os.environ.get('NETPOOL_IPAM_SOURCE_TOKEN') or None, **options)
-        document = export_state(source)
-        target = open_store(args.target, token=os.environ.get('NETPOOL_IPAM_TARGET_TOKEN') or None,
-                            create=not args.check, **options)
-        outcome = import_state(target, document, replace=args.replace, check=args.check)
+        source = api.open_store(args.source, token=os.environ.get('NETPOOL_IPAM_SOURCE_TOKEN') or None, **options)
+        document = api.export_state(source)
+        target = api.open_store(args.target, token=os.environ.get('NETPOOL_IPAM_TARGET_TOKEN') or None,
+                                create=not args.check, **options)
+        outcome = api.import_state(target, document, replace=args.replace, check=args.check)
         result.update(changed=outcome['changed'], pools=len(document['pools']),
                       reservations=len(document['reservations']), history=len(document['history']),
                       replaced={'pools': len(outcome['before']['pools']),
                                 'reservations': len(outcome['before']['reservations'])})
         if not args.check:
-            copied = export_state(target)
+            copied = api.export_state(target)
             if copied != document:
                 result.update(failed=True, error='store_unavailable',
                               msg='The target store reads back differently from the source after the copy.')
-    except IpamError as e:
+    except api.IpamError as e:
         result.update(e.to_result())
         result['failed'] = True
     finally:

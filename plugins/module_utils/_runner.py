@@ -213,29 +213,36 @@ def run(name, params, check=False, diff=False, base_dir=None):
 
 def failure(error, params, base_dir=None):
     """The keys of a failed result for ``IpamError`` ``error``, with secrets hidden: ``store`` names the store
-    read (``store_location``), and so does the end of ``msg`` unless it already does."""
+    read (``store_location``), and so does the end of ``msg`` unless it already does. ``params`` None: no store
+    was named yet (a Terraform provider not configured yet)."""
     if not isinstance(error, IpamError):
         raise TypeError('failure() takes an IpamError')
     result = error.to_result()
-    where = store_location(params, base_dir)
+    where = None if params is None else store_location(params, base_dir)
     if where:
         result['store'] = where
         if where not in result['msg']:
             result['msg'] = '%s (store: %s)' % (result['msg'].rstrip(), where)
-    return _secrets.hide(result, _secrets.find(params))
+    return _secrets.hide(result, _secrets.find(params or {}))
 
 
 def attempt(name, params, work, base_dir=None, doing=None):
-    """``(work(), None)``, or ``(None, failure)`` when ``work`` raises: the one place where a failure becomes the
-    keys of a failed result, for every way a task runs (a module file, an action plugin, the lookup, the
-    inventory). An ``IpamError`` gives its code and message (``failure``); any other exception is a bug
-    (``unexpected``: ``internal_error``, the traceback in ``exception``). Secrets are hidden either way."""
+    """``(work(), None)``, or ``(None, failure)`` when ``work`` raises (``failure_of``): for every way a task runs
+    (a module file, an action plugin, the lookup, the inventory)."""
     try:
         return work(), None
-    except IpamError as e:
-        return None, failure(e, params, base_dir)
     except Exception as e:  # pylint: disable=broad-except
-        return None, unexpected(name, e, params, doing, base_dir)
+        return None, failure_of(name, e, params, base_dir, doing)
+
+
+def failure_of(name, error, params, base_dir=None, doing=None, who=None, report=None):
+    """The keys of a failed result for any exception ``error``: the one place where a failure becomes a result,
+    for the tasks (``attempt``) and for the collection's public entry point (``api.failure``: the Terraform
+    provider). An ``IpamError`` gives its code and message (``failure``); any other exception is a bug
+    (``unexpected``: ``internal_error``, the traceback in ``exception``). Secrets are hidden either way."""
+    if isinstance(error, IpamError):
+        return failure(error, params, base_dir)
+    return unexpected(name, error, params, doing, base_dir, who, report)
 
 
 def _doing(name, p):
@@ -257,19 +264,27 @@ def _doing(name, p):
     return 'reading the store'
 
 
-def unexpected(name, error, params, doing=None, base_dir=None):
+#: what the message of a bug asks of a user of Ansible, after "This is a bug in netpool.ipam, not in your"
+TASK_REPORT = ('task: please report it at https://github.com/netpool/ipam/issues with the output of the task run '
+               'with -vvv and ANSIBLE_DISPLAY_TRACEBACK=error (which show the traceback)')
+
+
+def unexpected(name, error, params, doing=None, base_dir=None, who=None, report=TASK_REPORT):
     """The keys of a failed result for ``error``, an exception that is not an ``IpamError``: a bug.
 
     The code is ``internal_error``; ``msg`` says what was being done and asks for a report, and the traceback is
     in ``exception``, never in ``msg``: Ansible shows it when ``ANSIBLE_DISPLAY_TRACEBACK=error`` is set (not at
-    -vvv alone, since ansible-core 2.19). Secrets are hidden in both.
+    -vvv alone, since ansible-core 2.19). Secrets are hidden in both. ``who`` is what failed (default
+    ``netpool.ipam.<name>``) and ``report`` what the user is asked (``TASK_REPORT``); ``params`` None: no store
+    was named yet.
     """
-    store = store_location(params, base_dir) or 'given in store'
+    where = ''
+    if params is not None:
+        where = ' in namespace %r of store %s' % (params.get('namespace') or 'default',
+                                                  store_location(params, base_dir) or 'given in store')
     bug = InternalError(
-        'netpool.ipam.%s failed unexpectedly while %s in namespace %r of store %s (%s: %s). This is a bug in '
-        'netpool.ipam, not in your task: please report it at https://github.com/netpool/ipam/issues with the '
-        'output of the task run with -vvv and ANSIBLE_DISPLAY_TRACEBACK=error (which show the traceback).'
-        % (name, doing or _doing(name, params), params.get('namespace') or 'default', store,
-           type(error).__name__, error),
+        '%s failed unexpectedly while %s%s (%s: %s). This is a bug in netpool.ipam, not in your %s.'
+        % (who or 'netpool.ipam.%s' % name, doing or _doing(name, params or {}), where, type(error).__name__, error,
+           report or TASK_REPORT),
         exception=''.join(traceback.format_exception(type(error), error, error.__traceback__)))
     return failure(bug, params, base_dir)

@@ -2,17 +2,15 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What the provider, its resources and its data sources share: Terraform values (``Object``, ``unknown``,
-``known``, ``strings``), the diagnostics of a failure (``add_failure``, ``add_bug``), the collection's service
-(``runner``) and ``Base``, the class of every resource and data source.
+"""What the provider, its resources and its data sources share: the collection's public entry point (``api``),
+Terraform values (``Object``, ``unknown``, ``known``, ``strings``), the diagnostic of a failure (``add_failure``)
+and ``Base``, the class of every resource and data source.
 
 Both ``provider`` and ``resources`` import this module, and ``provider`` imports ``resources``: nothing here
 imports either, so the package has no import loop.
 """
 
-import importlib
 import json
-import traceback
 
 import msgpack
 from tf.schema import Attribute, Schema
@@ -20,24 +18,15 @@ from tf.types import TfType, Unknown
 
 from netpool_terraform import _collection
 
-_collection.ensure()
-
-# pylint: disable=wrong-import-position
-from ansible_collections.netpool.ipam.plugins.module_utils import _secrets  # noqa: E402
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError  # noqa: E402
+#: the collection's public entry point (``plugins/module_utils/api.py``), the provider's only way into it. It
+#: imports the service and the stores at their first use (``api.with_service``): Terraform starts the provider 3
+#: to 5 times for one command, and most of those processes never touch the store (one answers the schema, one
+#: validates the configuration); the service, the stores and what they import are a third of a start's own time.
+api = _collection.import_api()
 
 ISSUES = 'https://github.com/netpool/ipam/issues'
-
-
-def runner():
-    """The collection's ``_runner`` module (the service over a store), imported at its first use.
-
-    Terraform starts the provider 3 to 5 times for one command, and most of those processes never touch the
-    store: one answers the schema, one validates the configuration. The service, the stores and what they import
-    are a third of a start's own time, paid only by a process that reads, writes or plans a new reservation
-    (its address is read from the store).
-    """
-    return importlib.import_module('ansible_collections.netpool.ipam.plugins.module_utils._runner')
+#: what the message of a bug asks of a Terraform user, after "This is a bug in netpool.ipam, not in your"
+REPORT = 'configuration: please report it at %s with this message' % ISSUES
 
 
 class Object(TfType):
@@ -83,21 +72,19 @@ def strings(mapping):
     return dict((k, json.dumps(v) if isinstance(v, bool) else str(v)) for k, v in mapping.items())
 
 
-def add_failure(diags, summary, error, params):
-    """An error diagnostic for ``IpamError`` ``error``: the summary names what failed and the SPEC code."""
-    failure = runner().failure(error, dict((k, v) for k, v in params.items() if not unknown(v)))
-    diags.add_error('%s (error %s)' % (summary, failure['error']), failure['msg'])
-
-
-def add_bug(diags, doing, error, params):
-    """An ``internal_error`` diagnostic for an exception that is not an ``IpamError``: a bug, with its traceback."""
-    hidden = _secrets.find(dict((k, v) for k, v in (params or {}).items() if not unknown(v)))
-    trace = ''.join(traceback.format_exception(type(error), error, error.__traceback__))
-    diags.add_error(
-        'Cannot %s (error internal_error)' % doing,
-        _secrets.hide('The netpool provider failed unexpectedly (%s: %s). This is a bug in the provider, not in your '
-                      'configuration: please report it at %s with this message.\n\n%s'
-                      % (type(error).__name__, error, ISSUES, trace), hidden))
+def add_failure(diags, doing, error, params=None, summary=None):
+    """An error diagnostic for any exception ``error`` raised while ``doing`` (``'reserve web/vm1/default'``), by
+    the collection's one way to turn a failure into a result (``api.failure``), secrets of ``params`` (the store
+    options; None: not configured yet) hidden. Its summary is ``summary`` (default ``Cannot <doing>``; always that
+    for a bug) and the error code: an ``IpamError``'s (``(error pool_exhausted)``), else ``internal_error``, a
+    bug, whose detail asks for a report and ends with the traceback."""
+    known_params = None if params is None else dict((k, v) for k, v in params.items() if not unknown(v))
+    failure = api.failure(error, known_params, 'trying to %s' % doing, who='The netpool Terraform provider',
+                          report=REPORT)
+    detail = failure['msg'] + ('\n\n%s' % failure['exception'] if failure.get('exception') else '')
+    if failure.get('exception') or not summary:
+        summary = 'Cannot %s' % doing
+    diags.add_error('%s (error %s)' % (summary, failure['error']), detail)
 
 
 class Base(object):
@@ -139,10 +126,10 @@ class Base(object):
                     continue
                 try:
                     check(value)
-                except IpamError as e:
+                except api.IpamError as e:
                     diags.add_error('Invalid %s of %s (error %s)' % (name, type_name, e.code), e.msg, path=[name])
         except Exception as e:  # pylint: disable=broad-except
-            add_bug(diags, 'validate %s' % type_name, e, None)
+            add_failure(diags, 'validate %s' % type_name, e, self.provider.params)
 
     def run(self, ctx, doing, work, writes=False):
         """``work(service)`` in the provider's store thread (``NetpoolProvider.run``); ``writes``: it changes the

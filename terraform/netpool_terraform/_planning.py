@@ -85,7 +85,7 @@ class Ledger(object):
 
     @classmethod
     def of(cls, directory, store):
-        """The ledger of ``store`` in ``directory``. ``store`` is the store's location (``_runner.store_location``)
+        """The ledger of ``store`` in ``directory``. ``store`` is the store's location (``api.store_location``)
         or a function giving it, called at the ledger's first use: naming the store imports the service, which
         a provider start that never plans (the schema, a validation) must not pay."""
         def path():

@@ -101,8 +101,8 @@ def main(argv):
     if args.collections_path:
         collections = os.path.abspath(os.path.expanduser(args.collections_path))
         if not _collection.holds_collection(collections):
-            sys.stderr.write('terraform-provider-netpool mirror: %s holds no ansible_collections/netpool/ipam.\n'
-                             % collections)
+            sys.stderr.write('terraform-provider-netpool mirror: %s holds no ansible_collections/netpool/ipam (with its '
+                             'public entry point, %s).\n' % (collections, _collection.API_FILE))
             return 2
     else:
         collections = _collection.locate()

@@ -6,11 +6,11 @@
 
 Every call into the collection goes through ``NetpoolProvider.run``: one thread of the provider process
 talks to the store (a SQLite connection belongs to the thread that opened it; Terraform asks for up to ten
-resources at once), through ``_runner.with_service``, the function the collection's action plugins and
-lookup use, imported at the first call (``_base.runner``): a start that only answers the schema or validates
-never imports the service and the stores. Whatever fails there becomes a Terraform error diagnostic whose summary ends with the SPEC error
-code (``(error pool_exhausted)``), secrets hidden: an exception that left the provider would reach the user
-as an unreadable gRPC error.
+resources at once), through ``api.with_service`` (the collection's public entry point, ``_base.api``), which
+imports the service at its first call: a start that only answers the schema or validates never imports the
+service and the stores. Whatever fails there becomes a Terraform error diagnostic whose summary ends with the
+SPEC error code (``(error pool_exhausted)``), secrets hidden (``_base.add_failure``): an exception that left the
+provider would reach the user as an unreadable gRPC error.
 """
 
 import concurrent.futures
@@ -21,22 +21,17 @@ from tf.schema import Attribute, Schema
 from tf.types import Bool, Number, String
 
 from netpool_terraform import resources
-from netpool_terraform._base import ISSUES, add_bug, add_failure, runner, unknown
+from netpool_terraform._base import ISSUES, add_failure, api, unknown
 from netpool_terraform._planning import Ledger, Planner, cert_cache_dir
 from netpool_terraform._snapshot import Snapshot
 from netpool_terraform.mirror import SOURCE
-
-# pylint: disable=wrong-import-order
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError, InvalidArgument  # noqa: E402
-from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_OPTIONS  # noqa: E402
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import store_kind  # noqa: E402
 
 _TYPES = {'str': String, 'bool': Bool, 'int': Number}
 
 
 def store_settings():
-    """The provider's settings: the collection's store options (``_options.STORE_OPTIONS``), same names."""
-    return STORE_OPTIONS
+    """The provider's settings: the collection's store options (``api.store_options()``), same names."""
+    return api.store_options()
 
 
 def resolve(config):
@@ -44,11 +39,11 @@ def resolve(config):
     given comes from its environment variable (``NETPOOL_IPAM_STORE``, ``NETPOOL_IPAM_STORE_TOKEN``), else
     the collection's default."""
     params = {}
-    for name, spec in STORE_OPTIONS.items():
+    for name, spec in store_settings().items():
         value = config.get(name)
         if unknown(value):
-            raise InvalidArgument('The provider setting %s is not known until apply: give the netpool provider '
-                                  'values known at plan time (literals, variables, locals).' % name)
+            raise api.InvalidArgument('The provider setting %s is not known until apply: give the netpool provider '
+                                      'values known at plan time (literals, variables, locals).' % name)
         if value is None and spec.get('fallback'):
             for var in spec['fallback'][1]:
                 if os.environ.get(var):
@@ -60,8 +55,8 @@ def resolve(config):
             value = int(value)
         params[name] = value
     if not isinstance(params['timeout'], int) or isinstance(params['timeout'], bool) or params['timeout'] <= 0:
-        raise InvalidArgument('timeout must be a positive whole number of seconds, got %r.' % (params['timeout'],))
-    store_kind(params['store'] or 'ipam.sqlite')     # an unknown scheme or a libpq string: invalid_argument now
+        raise api.InvalidArgument('timeout must be a positive whole number of seconds, got %r.' % (params['timeout'],))
+    api.store_kind(params['store'] or 'ipam.sqlite')     # an unknown scheme or a libpq string: invalid_argument now
     return params
 
 
@@ -86,7 +81,7 @@ class NetpoolProvider(iface.Provider):
 
     def get_provider_schema(self, diags):
         attributes = []
-        for name, spec in STORE_OPTIONS.items():
+        for name, spec in store_settings().items():
             attributes.append(Attribute(name, _TYPES[spec['type']](), optional=True, sensitive=bool(spec.get('no_log')),
                                         description=SETTINGS_DOC[name]))
         return Schema(version=0, attributes=attributes)
@@ -94,19 +89,17 @@ class NetpoolProvider(iface.Provider):
     def validate_config(self, diags, config):
         try:
             resolve(dict((k, v) for k, v in config.items() if not unknown(v)))
-        except IpamError as e:
-            add_failure(diags, 'The netpool provider settings are invalid', e, config)
+        except Exception as e:  # pylint: disable=broad-except
+            add_failure(diags, 'read the provider settings', e, config, 'The netpool provider settings are invalid')
 
     def configure_provider(self, diags, config):
         try:
             params = resolve(config)
             cwd = os.getcwd()
-            self.planner = Planner(Ledger.of(cert_cache_dir(), lambda: runner().store_location(params, cwd)))
+            self.planner = Planner(Ledger.of(cert_cache_dir(), lambda: api.store_location(params, cwd)))
             self.params = params
-        except IpamError as e:
-            add_failure(diags, 'The netpool provider settings are invalid', e, config)
         except Exception as e:  # pylint: disable=broad-except
-            add_bug(diags, 'reading the provider settings', e, config)
+            add_failure(diags, 'read the provider settings', e, config, 'The netpool provider settings are invalid')
 
     def get_data_sources(self):
         return [resources.PoolData, resources.ReservationData]
@@ -133,11 +126,9 @@ class NetpoolProvider(iface.Provider):
 
     def _run(self, diags, doing, work):
         try:
-            return runner().with_service(self.params, os.getcwd(), work)
-        except IpamError as e:
-            add_failure(diags, 'Cannot %s' % doing, e, self.params)
+            return api.with_service(self.params, os.getcwd(), work)
         except Exception as e:  # pylint: disable=broad-except
-            add_bug(diags, doing, e, self.params)
+            add_failure(diags, doing, e, self.params)
         return None
 
 

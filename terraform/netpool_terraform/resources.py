@@ -19,48 +19,41 @@ one set of rules and one state. What is Terraform's own:
 from tf import iface
 from tf.types import Bool, List, Map, Number, String, Unknown
 
-from netpool_terraform._base import Base, Object, add_bug, known, runner, strings, unknown
+from netpool_terraform._base import Base, Object, add_failure, api, known, strings, unknown
 from netpool_terraform._planning import PlannedAddressTaken
 from netpool_terraform._snapshot import held
-
-# pylint: disable=wrong-import-order
-from ansible_collections.netpool.ipam.plugins.module_utils import _align, _intervals as iv, _metadata
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
-    AddressExcluded, AddressInUse, IpamError, InvalidArgument, PoolNotFound)
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
-from ansible_collections.netpool.ipam.plugins.module_utils._checks import (
-    FAMILIES, STRATEGIES, check_name, parse_duration)
 
 
 def _one_of(choices, what):
     def check(value):
         if value not in choices:
-            raise InvalidArgument('%s must be one of %s, got %r.' % (what, ', '.join(sorted(choices)), value))
+            raise api.InvalidArgument('%s must be one of %s, got %r.' % (what, ', '.join(sorted(choices)), value))
     return check
 
 
 def _names(*names):
     """CHECKS for attributes that name something (namespace, pool, owner, key): the service's rule."""
-    return dict((name, lambda value, name=name: check_name(value, name)) for name in names)
+    return dict((name, lambda value, name=name: api.check_name(value, name)) for name in names)
 
 
 def _metadata_check(normalise):
-    """CHECKS for ``metadata``: the values known at plan time, by the store's own rule (``_metadata``): a MAC
-    netaddr cannot read fails the plan with invalid_argument, not the apply."""
+    """CHECKS for ``metadata``: the values known at plan time, by the store's own rule
+    (``api.reservation_metadata``, ``api.pool_metadata``): a MAC netaddr cannot read fails the plan with
+    invalid_argument, not the apply."""
     return lambda value: normalise(dict((k, v) for k, v in value.items() if not unknown(v)))
 
 
 def same_metadata(given, stored, normalise):
     """True when metadata ``given`` (the configuration's) is what the store holds once ``normalise``
-    (``_metadata.reservation`` or ``_metadata.pool``) has kept it as the store keeps it. The state then keeps
+    (``api.reservation_metadata`` or ``api.pool_metadata``) has kept it as the store keeps it. The state then keeps
     ``given``: Terraform wants back after apply what it planned from the configuration."""
     try:
         return strings(normalise(given)) == strings(stored)
-    except IpamError:
+    except api.IpamError:
         return False
 
 
-class NotReserved(IpamError):
+class NotReserved(api.IpamError):
     """The data source netpool_reservation names a reservation that does not exist (the lookup's code)."""
     code = 'not_reserved'
 
@@ -96,7 +89,7 @@ _DUAL_FACTS = {
 }
 
 #: the values of ``family``: one family, or one address of each (``dual``)
-_FAMILY_CHOICES = set(FAMILIES) | set(['dual'])
+_FAMILY_CHOICES = set(api.FAMILIES) | set(['dual'])
 
 
 def facts(r, r6=None):
@@ -123,7 +116,7 @@ def same_address(a, b):
     if a is None or b is None:
         return a is b
     try:
-        return iv.parse_address(a) == iv.parse_address(b)
+        return api.parse_address(a) == api.parse_address(b)
     except (ValueError, TypeError):
         return a == b
 
@@ -136,7 +129,7 @@ def parse_id(text, parts, form):
     """An import id split at ``/`` into ``parts`` names (an owner may hold ``/``: the middle part takes them)."""
     pieces = text.split('/')
     if len(pieces) < len(parts) or not all(pieces):
-        raise InvalidArgument("The import id %r is not %s: give each part, separated by '/'." % (text, form))
+        raise api.InvalidArgument("The import id %r is not %s: give each part, separated by '/'." % (text, form))
     if len(pieces) > len(parts):
         middle = len(parts) - 2
         pieces = pieces[:middle] + ['/'.join(pieces[middle:len(pieces) - 1])] + pieces[-1:]
@@ -186,7 +179,8 @@ class Reservation(Base, iface.Resource):
     ] + list(_SUBNET_FACTS.items()) + list(_DUAL_FACTS.items()))
 
     CHECKS = dict(_names('namespace', 'pool', 'owner', 'key', 'align_with'), family=_one_of(_FAMILY_CHOICES, 'family'),
-                  ttl=lambda value: parse_duration(value, 'ttl'), metadata=_metadata_check(_metadata.reservation))
+                  ttl=lambda value: api.parse_duration(value, 'ttl'),
+                  metadata=_metadata_check(api.reservation_metadata))
 
     #: computed attributes that a move (a new ``address``) changes
     MOVED = ('static',) + tuple(k for k in _SUBNET_FACTS if k not in ('static', 'created_at', 'expires_at'))
@@ -212,7 +206,7 @@ class Reservation(Base, iface.Resource):
         if known(planned.get('address')) is None or not same_address(planned['address'], r['address']):
             state['address'] = r['address']
         if known(planned.get('metadata')) is None or not same_metadata(planned['metadata'], r['metadata'],
-                                                                       _metadata.reservation):
+                                                                       api.reservation_metadata):
             state['metadata'] = strings(r['metadata'])
         return state
 
@@ -245,7 +239,7 @@ class Reservation(Base, iface.Resource):
         def work(service):
             try:
                 found = self._reserve(service, planned, address, from_plan)
-            except (AddressInUse, AddressExcluded, InvalidArgument) as e:
+            except (api.AddressInUse, api.AddressExcluded, api.InvalidArgument) as e:
                 if not from_plan:
                     raise
                 self.provider.planner.applied(ident)
@@ -270,7 +264,7 @@ class Reservation(Base, iface.Resource):
             def work(service):
                 try:
                     return self.provider.planner.plan(service, ident)
-                except PoolNotFound:
+                except api.PoolNotFound:
                     return None
                 except PlannedAddressTaken as e:
                     raise self._taken(e, ident)
@@ -280,12 +274,12 @@ class Reservation(Base, iface.Resource):
                                id='/'.join(ident[:4]), namespace=ident[0], key=ident[3],
                                **dict((k, None) for k in _DUAL_FACTS))
         except Exception as e:  # pylint: disable=broad-except
-            add_bug(ctx.diagnostics, 'plan reservation %s' % self._who(planned), e, None)
+            add_failure(ctx.diagnostics, 'plan reservation %s' % self._who(planned), e, self.provider.params)
         return planned
 
     def _plan_aligned(self, ctx, planned, ident):
         """A new reservation with ``align_with``: the aligned address when the owner holds its address in that
-        pool already (``_align.aligned``, which only reads), else left unknown: the apply reserves with
+        pool already (``api.aligned``, which only reads), else left unknown: the apply reserves with
         ``align_with``, after the reservations it depends on. Not through the planner: the aligned address is
         the owner's own, whatever else is planned."""
         if unknown(planned['align_with']):
@@ -293,9 +287,8 @@ class Reservation(Base, iface.Resource):
 
         def work(service):
             try:
-                return _align.aligned(service, ident[1], ident[2], ident[3], ident[0], ident[4],
-                                      planned['align_with'])
-            except PoolNotFound:
+                return api.aligned(service, ident[1], ident[2], ident[3], ident[0], ident[4], planned['align_with'])
+            except api.PoolNotFound:
                 return None
         found = self.run(ctx, 'plan reservation %s' % self._who(planned), work)
         if found is not None:
@@ -310,15 +303,15 @@ class Reservation(Base, iface.Resource):
         again = plan_again(who)
         h = e.holder
         if h is None:
-            return AddressExcluded("%s, planned for %s, is no longer free in pool '%s' (an exclusion, a change of "
-                                   "ranges or a reuse delay since it was planned). %s"
-                                   % (e.address, who, ident[1], again))
+            return api.AddressExcluded("%s, planned for %s, is no longer free in pool '%s' (an exclusion, a change "
+                                       "of ranges or a reuse delay since it was planned). %s"
+                                       % (e.address, who, ident[1], again))
         if (h['owner'], h['key']) == (ident[2], ident[3]):
-            return InvalidArgument('%s was planned for %s, which holds %s now. %s'
-                                   % (e.address, who, h['address'], again))
-        return AddressInUse("%s, planned for %s, is held by owner '%s' key '%s' in pool '%s' since it was planned. %s"
-                            % (e.address, who, h['owner'], h['key'], h['pool'], again),
-                            holder={'pool': h['pool'], 'owner': h['owner'], 'key': h['key']})
+            return api.InvalidArgument('%s was planned for %s, which holds %s now. %s'
+                                       % (e.address, who, h['address'], again))
+        return api.AddressInUse("%s, planned for %s, is held by owner '%s' key '%s' in pool '%s' since it was "
+                                "planned. %s" % (e.address, who, h['owner'], h['key'], h['pool'], again),
+                                holder={'pool': h['pool'], 'owner': h['owner'], 'key': h['key']})
 
     def read(self, ctx, current):
         """The reservation as the store holds it, from what this process read of its namespace (``_snapshot``)."""
@@ -337,7 +330,7 @@ class Reservation(Base, iface.Resource):
         try:
             return self._plan(current, planned)
         except Exception as e:  # pylint: disable=broad-except
-            add_bug(ctx.diagnostics, 'plan reservation %s' % self._who(current or {}), e, None)
+            add_failure(ctx.diagnostics, 'plan reservation %s' % self._who(current or {}), e, self.provider.params)
             return planned
 
     def _plan(self, current, planned):
@@ -391,7 +384,7 @@ def subnets_of(pool):
     dns, no exclusions, ranges that are the subnet's usable hosts) left out, as after an import."""
     found = []
     for s in pool['subnets']:
-        implicit = Subnet(iv.parse_network(s['cidr'])).to_data()['ranges']
+        implicit = api.default_ranges(s['cidr'])
         found.append(dict(cidr=s['cidr'], gateway=s['gateway'], dns=s['dns'] or None,
                           ranges=None if s['ranges'] == implicit else s['ranges'], exclude=s['exclude'] or None))
     return found
@@ -407,11 +400,11 @@ def same_ranges(given, held):
     however spelled (``10.0.0.7`` and ``10.0.0.7-10.0.0.7``, one range or two adjacent ones)."""
     def spans(specs):
         try:
-            found = [iv.parse_range(spec) for spec in specs or []]
+            found = [api.parse_range(spec) for spec in specs or []]
         except (ValueError, TypeError):
             return None
         return sorted((v, a, b) for v in set(f[0] for f in found)
-                      for a, b in iv.merge([(x, y) for w, x, y in found if w == v]))
+                      for a, b in api.merge_intervals([(x, y) for w, x, y in found if w == v]))
     return given is not None and spans(given) is not None and spans(given) == spans(held)
 
 
@@ -448,8 +441,9 @@ class Pool(Base, iface.Resource):
                                       'the pool (else it fails with pool_in_use).')),
     ])
 
-    CHECKS = dict(_names('namespace', 'name', 'parent'), strategy=_one_of(STRATEGIES, 'strategy'),
-                  reuse_delay=lambda value: parse_duration(value, 'reuse_delay'), metadata=_metadata_check(_metadata.pool))
+    CHECKS = dict(_names('namespace', 'name', 'parent'), strategy=_one_of(api.STRATEGIES, 'strategy'),
+                  reuse_delay=lambda value: api.parse_duration(value, 'reuse_delay'),
+                  metadata=_metadata_check(api.pool_metadata))
 
     def _namespace(self, state):
         return known(state.get('namespace')) or self.provider.namespace
@@ -469,7 +463,7 @@ class Pool(Base, iface.Resource):
         prefix_length = known(planned.get('prefix_length'))
         return service.pool(
             planned['name'], namespace=self._namespace(planned),
-            subnets=runner().pool_subnets({'subnets': known(planned.get('subnets'))}),
+            subnets=api.pool_subnets({'subnets': known(planned.get('subnets'))}),
             parent=planned.get('parent'), prefix_length=None if prefix_length is None else int(prefix_length),
             ranges=known(planned.get('ranges')),
             strategy=known(planned.get('strategy')), reuse_delay=known(planned.get('reuse_delay')),
@@ -482,7 +476,7 @@ class Pool(Base, iface.Resource):
             if current is not None and current.get('ranges') != planned.get('ranges'):
                 planned['subnets'] = Unknown
         except Exception as e:  # pylint: disable=broad-except
-            add_bug(ctx.diagnostics, 'plan pool %s' % (current or {}).get('name'), e, None)
+            add_failure(ctx.diagnostics, 'plan pool %s' % (current or {}).get('name'), e, self.provider.params)
         return planned
 
     def create(self, ctx, planned):
@@ -497,19 +491,20 @@ class Pool(Base, iface.Resource):
         def work(service):
             try:
                 pool = service.info(current['namespace'], pool=current['name'])['pools'][0]
-            except PoolNotFound:
+            except api.PoolNotFound:
                 return None
             state = dict(self.blank(), **current)
             drift = dict(parent=pool['parent'], strategy=pool['strategy'], description=pool['description'])
-            if state.get('metadata') is None or not same_metadata(state['metadata'], pool['metadata'], _metadata.pool):
+            if state.get('metadata') is None or not same_metadata(state['metadata'], pool['metadata'],
+                                                                  api.pool_metadata):
                 drift['metadata'] = strings(pool['metadata'])
             for name, value in drift.items():
                 if state.get(name) != value:
                     state[name] = value
             try:
-                if parse_duration(state.get('reuse_delay') or 0, 'reuse_delay') != pool['reuse_delay']:
+                if api.parse_duration(state.get('reuse_delay') or 0, 'reuse_delay') != pool['reuse_delay']:
                     state['reuse_delay'] = str(pool['reuse_delay'])
-            except IpamError:
+            except api.IpamError:
                 state['reuse_delay'] = str(pool['reuse_delay'])
             if pool['by_ranges'] and not same_ranges(state.get('ranges'), held_ranges(pool)):
                 state['ranges'] = held_ranges(pool)
@@ -524,8 +519,8 @@ class Pool(Base, iface.Resource):
         """True when the state's subnets are what the store has, by the service's rules (check mode)."""
         try:
             return not service.pool(state['name'], namespace=state['namespace'],
-                                    subnets=runner().pool_subnets({'subnets': state['subnets']}), check=True)['changed']
-        except IpamError:
+                                    subnets=api.pool_subnets({'subnets': state['subnets']}), check=True)['changed']
+        except api.IpamError:
             return False
 
     def delete(self, ctx, current):

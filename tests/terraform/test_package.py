@@ -15,7 +15,7 @@ import yaml
 
 from tf.types import String
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
+from ansible_collections.netpool.ipam.plugins.module_utils.api import InvalidArgument
 
 from harness import COLLECTIONS, PROVIDER, ROOT  # pylint: disable=import-error
 
@@ -114,6 +114,40 @@ def test_a_start_that_touches_no_store_imports_no_store(tmp_path):
     assert out.stdout.split() == ['False', 'False', 'True', 'True']
 
 
+FIND = r'''
+from netpool_terraform import _collection
+try:
+    print(_collection.import_api().API_VERSION)
+except _collection.CollectionNotFound as e:
+    print(e)
+'''
+
+
+def test_a_collection_of_another_api_version_is_named(tmp_path):
+    """The provider finds the collection by its public entry point (``api.py``) and checks its ``API_VERSION``: a
+    collection of another version, or an older one without the entry point, is named with what to install, not
+    an ImportError."""
+    fake = tmp_path / 'ansible_collections' / 'netpool' / 'ipam'
+    (fake / 'plugins' / 'module_utils').mkdir(parents=True)
+    (fake / 'plugins' / 'module_utils' / 'api.py').write_text(u'API_VERSION = 99\n')
+    (fake / 'galaxy.yml').write_text(u'namespace: netpool\nname: ipam\nversion: 9.0.0\n')
+    env = dict(os.environ, NETPOOL_TERRAFORM_COLLECTIONS_PATH=str(tmp_path), ANSIBLE_COLLECTIONS_PATH=str(tmp_path))
+
+    def found():
+        return subprocess.run([sys.executable, '-c', FIND], capture_output=True, text=True, env=env,
+                              check=True).stdout.strip()
+
+    needs = '; this provider (%s) needs API 1: install the netpool.ipam collection this provider ships with ' % (
+        mirror.version())
+    assert found().startswith('netpool.ipam 9.0.0 found at %s offers API 99%s' % (fake, needs))
+    assert 'pip install %s' % (fake / 'terraform') in found()
+    (fake / 'plugins' / 'module_utils' / 'api.py').unlink()
+    assert found().startswith('netpool.ipam 9.0.0 found at %s offers no API (plugins/module_utils/api.py)%s'
+                              % (fake, needs))
+    env['NETPOOL_TERRAFORM_COLLECTIONS_PATH'] = env['ANSIBLE_COLLECTIONS_PATH'] = COLLECTIONS
+    assert found() == '1'
+
+
 def test_import_ids():
     parts = ('namespace', 'pool', 'owner', 'key')
     assert parse_id('default/web/vm1/default', parts, '') == dict(zip(parts, ['default', 'web', 'vm1', 'default']))
@@ -150,6 +184,10 @@ def test_every_failure_is_a_diagnostic(tmp_path):
     diags = Diagnostics()
     provider.run(diags, 'read x', lambda s: {}['s3cret'])
     assert diags.diagnostics[0].summary == 'Cannot read x (error internal_error)'
+    assert diags.diagnostics[0].detail.startswith('The netpool Terraform provider failed unexpectedly while trying to '
+                                                  "read x in namespace 'default' of store %s (KeyError: "
+                                                  % (tmp_path / 'ipam.sqlite'))
+    assert 'please report it at https://github.com/netpool/ipam/issues' in diags.diagnostics[0].detail
     assert 'Traceback' in diags.diagnostics[0].detail
     assert 's3cret' not in diags.diagnostics[0].detail
 

@@ -2,24 +2,27 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The import directions of plugins/ and terraform/ (issue 24; the map is in docs/developing.md, "Layers").
+"""The import directions of plugins/, terraform/ and tools/ (issue 24; the map is in docs/developing.md, "Layers").
 
 Every import of every file is read (imports inside functions too: they make a loop as much as any other),
 whatever files exist. ``LAYERS`` is the one table: a module may import its own layer and the layers above it
 in the table, never one below. A module that matches no pattern fails the test: add it to the table.
-A loop of imports (two modules or more reaching each other) fails too.
+A loop of imports (two modules or more reaching each other) fails too, and so does an import of a private
+module of ``plugins/`` by the Terraform provider or a tool: they use the public entry point only (``PUBLIC``).
 """
 
 import ast
 import fnmatch
 import os
+import re
 
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 
 #: where the code is read: (directory under the repository, the dotted name its files are imported by)
-SOURCES = [('plugins', 'plugins'), (os.path.join('terraform', 'netpool_terraform'), 'netpool_terraform')]
+SOURCES = [('plugins', 'plugins'), (os.path.join('terraform', 'netpool_terraform'), 'netpool_terraform'),
+           ('tools', 'tools')]
 
 #: the layers, lowest first: (layer, patterns of dotted module names). A layer may import its own layer and
 #: every layer before it. Patterns are fnmatch patterns; ``_freespace*`` covers a module and a package alike.
@@ -40,8 +43,15 @@ LAYERS = [
     ('adapter', ['plugins.plugin_utils.*', MU + '_module']),
     ('plugins', ['plugins.action.*', 'plugins.lookup.*', 'plugins.inventory.*', 'plugins.filter.*',
                  'plugins.modules.*', 'plugins.doc_fragments.*']),
-    ('terraform', ['netpool_terraform', 'netpool_terraform.*']),
+    # the public entry point, for programs outside Ansible: above every plugin (nothing in plugins/ imports it)
+    ('api', [MU + 'api']),
+    ('terraform and tools', ['netpool_terraform', 'netpool_terraform.*', 'tools.*']),
 ]
+
+#: the code that lies outside the plugins (the Terraform provider, the tools), and the one module of ``plugins/``
+#: it may import: the public entry point, versioned with the collection (docs/developing.md)
+OUTSIDE = ['netpool_terraform', 'netpool_terraform.*', 'tools.*']
+PUBLIC = [MU + 'api']
 
 #: imports against the layer order on main today, each (importer, imported); issue 24 removes them. Remove a
 #: line when its import is gone (the test says so).
@@ -130,6 +140,14 @@ def upward(edges, layers=None):
                   and layer_of(b, layers) > layer_of(a, layers))
 
 
+def private_imports(edges):
+    """(importer, imported) pairs where code outside the plugins imports a module of ``plugins/`` other than
+    ``PUBLIC``."""
+    return sorted((a, b) for a, targets in edges.items() for b in targets
+                  if any(fnmatch.fnmatchcase(a, pattern) for pattern in OUTSIDE)
+                  and b.startswith('plugins.') and b not in PUBLIC)
+
+
 def loops(edges):
     """The import loops: strongly connected sets of two modules or more (Tarjan), each a set."""
     index, low, stack, on_stack, found = {}, {}, [], set(), []
@@ -188,6 +206,25 @@ def test_no_layer_imports_a_layer_above_it(edges):
     assert not gone, 'these imports are gone: remove them from KNOWN_UPWARD: %s' % gone
 
 
+def test_the_provider_and_the_tools_use_the_public_entry_point_only(edges):
+    """The Terraform provider and the tools import ``plugins/module_utils/api.py`` and nothing else of plugins/
+    (the provider through ``_collection.import_api``); no file of theirs names a private module either (an
+    ``importlib`` call is no import statement)."""
+    assert edges['netpool_terraform._collection'] == {MU + 'api'}
+    assert MU + 'api' in edges['tools._collection']
+    found = private_imports(edges)
+    assert not found, 'the provider and the tools import the public entry point (%s) only: %s' % (PUBLIC, found)
+    named = []
+    for directory, _prefix in SOURCES[1:]:
+        for here, _dirs, files in os.walk(os.path.join(ROOT, directory)):
+            for name in files:
+                if name.endswith('.py'):
+                    with open(os.path.join(here, name)) as f:
+                        if re.search(r'module_utils(\.|\s+import\s+)_', f.read()):
+                            named.append(os.path.join(here, name))
+    assert not named, 'these files name a private module of module_utils: %s' % named
+
+
 def test_no_import_loop(edges):
     found = loops(edges)
     new = [sorted(loop) for loop in found if loop not in KNOWN_LOOPS]
@@ -210,3 +247,20 @@ def test_a_loop_and_an_upward_import_are_found(tmp_path):
     assert edges[MU + '_service'] == {MU + '_tree', MU + '_stores._base'}
     assert upward(edges) == [(MU + '_stores._base', MU + '_service')]
     assert loops(edges) == [{MU + '_service', MU + '_stores._base'}]
+
+
+def test_a_private_import_of_the_provider_is_found(tmp_path):
+    """The check of the provider's imports can fail: a made-up provider that imports the runner beside the public
+    entry point, and a module_utils file that imports the entry point (an import upward)."""
+    package = tmp_path / 'plugins' / 'module_utils'
+    provider = tmp_path / 'terraform' / 'netpool_terraform'
+    package.mkdir(parents=True)
+    provider.mkdir(parents=True)
+    collection = 'ansible_collections.netpool.ipam.plugins.module_utils'
+    (package / '_runner.py').write_text(u'def run():\n    from %s import api\n' % collection)
+    (package / 'api.py').write_text(u'def run():\n    from %s import _runner\n' % collection)
+    (provider / 'provider.py').write_text(u'from %s import _runner, api\n' % collection)
+    edges = graph(str(tmp_path), [('plugins', 'plugins'), (os.path.join('terraform', 'netpool_terraform'),
+                                                           'netpool_terraform')])
+    assert private_imports(edges) == [('netpool_terraform.provider', MU + '_runner')]
+    assert upward(edges) == [(MU + '_runner', MU + 'api')]
