@@ -37,7 +37,7 @@ store).
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _align, _checks, _intervals, _metadata, _model, _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
-    AddressExcluded, AddressInUse, InvalidArgument, IpamError, PoolNotFound)
+    AddressExcluded, AddressInUse, InvalidArgument, IpamError, PoolExhausted, PoolNotFound)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _registry
 
 #: the version of this entry point: one more at each change of a name or of what it does that is not an addition
@@ -50,7 +50,7 @@ __all__ = [
     # running
     'run', 'with_service', 'store_location', 'pool_subnets', 'failure',
     # errors
-    'IpamError', 'InvalidArgument', 'PoolNotFound', 'AddressInUse', 'AddressExcluded',
+    'IpamError', 'InvalidArgument', 'PoolNotFound', 'AddressInUse', 'AddressExcluded', 'PoolExhausted',
     # checks of input
     'store_options', 'check_name', 'parse_duration', 'FAMILIES', 'STRATEGIES', 'reservation_metadata',
     'pool_metadata',

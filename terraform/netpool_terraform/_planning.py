@@ -165,6 +165,11 @@ class PlannedAddressTaken(Exception):
         self.holder = holder
 
 
+class NoneLeft(Exception):
+    """At apply, no free address is left for a reservation but those planned for others (``Planner.unplanned``):
+    the message says so; the resource reports it as ``pool_exhausted``."""
+
+
 class Planner(object):
     """The addresses planned by this provider process, over ``ledger``."""
 
@@ -263,6 +268,24 @@ class Planner(object):
                 queue.extend(service.free_addresses(pool, namespace=namespace, family=family, count=BATCH,
                                                     skip=sorted(taken | self.ledger.addresses(namespace, pool))))
         return None
+
+    def unplanned(self, service, ident):
+        """At apply, the address for a new reservation that was planned none (its pool is made by the same apply,
+        or had no free address left for it at plan): the first free one that this process did not plan for
+        another reservation, which applies after it, as a reservation dict. None where this process planned
+        nothing in the pool (the reservation then takes its address as any dynamic one); ``NoneLeft`` where the
+        only free addresses left are the ones planned for others."""
+        namespace, pool, owner, key, family = ident
+        taken = self.taken.get((namespace, pool))
+        if not taken or service.get(pool, owner, key, namespace=namespace, family=family) is not None:
+            return None     # nothing planned here, or the owner holds its address already: reserving finds it
+        found = service.free_addresses(pool, namespace=namespace, family=family, skip=sorted(taken))
+        if not found:
+            raise NoneLeft("Pool '%s' has no free %saddress left for %s/%s: the free ones are planned for other "
+                           "reservations of this apply, which take them. Add a range or a subnet, or release "
+                           "addresses, then apply again."
+                           % (pool, {'ipv4': 'IPv4 ', 'ipv6': 'IPv6 '}.get(family, ''), owner, key))
+        return dict(found[0], static=False)
 
     def applied(self, ident):
         """The reservation of ``ident`` is made (or failed for good): its planned address is not needed again."""

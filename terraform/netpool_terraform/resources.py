@@ -20,7 +20,7 @@ from tf import iface
 from tf.types import Bool, List, Map, Number, String, Unknown
 
 from netpool_terraform._base import Base, Object, add_failure, api, known, strings, unknown
-from netpool_terraform._planning import PlannedAddressTaken
+from netpool_terraform._planning import NoneLeft, PlannedAddressTaken
 from netpool_terraform._snapshot import held
 
 
@@ -237,8 +237,16 @@ class Reservation(Base, iface.Resource):
         ident = self._ident(planned)
 
         def work(service):
+            wanted, from_planner = address, from_plan
+            if address is None and planned.get('align_with') is None and ident is not None:
+                try:        # planned none: never an address this apply planned for another (_planning)
+                    found = self.provider.planner.unplanned(service, ident)
+                except NoneLeft as e:
+                    raise api.PoolExhausted(str(e))
+                if found is not None:
+                    wanted, from_planner = found['address'], True
             try:
-                found = self._reserve(service, planned, address, from_plan)
+                found = self._reserve(service, planned, wanted, from_planner)
             except (api.AddressInUse, api.AddressExcluded, api.InvalidArgument) as e:
                 if not from_plan:
                     raise

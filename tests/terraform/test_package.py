@@ -333,3 +333,33 @@ def test_a_refresh_reads_the_store_once_per_namespace(tmp_path):
     assert resource.read(Context(), current('default', 'v4', 'nobody', None))['address'] == '10.0.0.4'
     assert len(transactions) == 4       # the write, then the namespace read again
     store.close()
+
+
+def test_a_reservation_planned_none_never_takes_an_address_planned_for_another(tmp_path):
+    """At apply, Terraform plans each new reservation again, ten at once: in a pool with two free addresses, two of
+    three are planned them and the third is planned none. Whichever order the three then apply in, the third takes
+    no address planned for another (they would fail ``address_in_use``): it fails ``pool_exhausted`` saying why, or,
+    with a free address beside them, takes that one; an owner that holds its address already keeps it."""
+    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service  # pylint: disable=C0415
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store  # noqa: E501 pylint: disable=C0415
+    from netpool_terraform._planning import Ledger, NoneLeft, Planner  # pylint: disable=import-error,C0415
+
+    store = open_store(str(tmp_path / 'ipam.sqlite'))
+    svc = Service(store)
+    svc.pool('tiny', subnets=[{'cidr': '10.50.0.0/30'}])
+    planner = Planner(Ledger(str(tmp_path / 'planned.jsonl')))
+    ident = dict((o, ('default', 'tiny', o, 'default', None)) for o in ('vm0', 'vm1', 'vm2', 'held'))
+    assert [planner.plan(svc, ident[o])['address'] for o in ('vm1', 'vm0')] == ['10.50.0.1', '10.50.0.2']
+    assert planner.plan(svc, ident['vm2']) is None
+    with pytest.raises(NoneLeft, match="Pool 'tiny' has no free address left for vm2/default: the free ones are "
+                                       "planned for other reservations of this apply"):
+        planner.unplanned(svc, ident['vm2'])
+    svc.reserve('tiny', 'vm1', address='10.50.0.1', planned=True)     # one of them applied: the other is still due
+    with pytest.raises(NoneLeft):
+        planner.unplanned(svc, ident['vm2'])
+    svc.pool('tiny', subnets=[{'cidr': '10.50.0.0/29'}])
+    assert planner.unplanned(svc, ident['vm2'])['address'] == '10.50.0.3'
+    svc.reserve('tiny', 'held')
+    assert planner.unplanned(svc, ident['held']) is None
+    assert Planner(Ledger(str(tmp_path / 'other.jsonl'))).unplanned(svc, ident['vm2']) is None  # planned nothing
+    store.close()

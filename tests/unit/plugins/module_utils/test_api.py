@@ -17,7 +17,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils import api
 FROZEN = sorted([
     'API_VERSION',
     'run', 'with_service', 'store_location', 'pool_subnets', 'failure',
-    'IpamError', 'InvalidArgument', 'PoolNotFound', 'AddressInUse', 'AddressExcluded',
+    'IpamError', 'InvalidArgument', 'PoolNotFound', 'AddressInUse', 'AddressExcluded', 'PoolExhausted',
     'store_options', 'check_name', 'parse_duration', 'FAMILIES', 'STRATEGIES', 'reservation_metadata',
     'pool_metadata',
     'parse_address', 'parse_range', 'merge_intervals', 'default_ranges',
