@@ -71,8 +71,7 @@ class Service(PoolOperations):
     # -- releasing --------------------------------------------------------
     def _free(self, pool, version, n):
         """Free an address the pool held: give it back now, or once the pool's reuse delay is over."""
-        until = self._stamp(pool.reuse_delay) if pool.reuse_delay else None
-        self.store.free_space().give_back(pool, version, n, until)
+        self.store.free_space().give_back(pool, version, n, pool.rest_end(self._stamp))
 
     def _release(self, r, pool, action='release'):
         self.store.delete_reservation(r)
@@ -92,7 +91,7 @@ class Service(PoolOperations):
             for r in self.store.find_reservations(member.namespace, member.name, expires_before=now):
                 self._release(r, member, 'expire')
                 expired = True
-            free.settle(member, now)
+            free.end_rests(member, now)
         return expired
 
     # -- reservations (SPEC §3.1–§3.3, §3.5, §3.7) --------------------------

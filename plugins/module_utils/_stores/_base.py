@@ -13,7 +13,7 @@ rule of SPEC §3 lives once, in ``_service.Service``.
 How free space is found and kept is one component behind this interface
 (SPEC §5, ``_freespace``): ``Store.free_space()`` returns the store's ``FreeSpace``, which
 allocates an address, takes a requested one, gives one back (now or after
-the pool's reuse delay), settles the delays that are over and rebuilds a
+the pool's reuse delay), ends the rests that are over and rebuilds a
 pool's free space. The stores that keep free spans (SQLite, PostgreSQL,
 JSON) are ``SpanStore``s: they offer span primitives and share one
 implementation of it, ``_freespace._spans.Spans``; a store that allocates for

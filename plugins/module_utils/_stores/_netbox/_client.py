@@ -339,7 +339,7 @@ class Client(object):
 
     def due(self, namespace, time):
         """The IP addresses of a namespace whose ``netpool_expires`` is at or before ``time``: expired leases and
-        rests that are over, of every pool, in one read per transaction (a change expires its pool's family)."""
+        rests that are over, of every pool, in one read per transaction (a change expires its pool's tree)."""
         key = (namespace, time)
         if key not in self.tx.due and namespace in self.tx.read and time <= self.tx.read[namespace][0]:
             self.tx.due[key] = [o for o in self.tx.read[namespace][1] if (

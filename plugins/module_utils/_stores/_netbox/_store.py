@@ -166,7 +166,7 @@ class NetboxStore(Store):
         if self.client.tx is not None and key in self.client.tx.pools:
             return self.client.tx.pools[key]
         if self.client.tx is not None and (self.client.tx.write or namespace in self.client.tx.listed):
-            pool = self._listed(namespace).get(name)    # a change reads the pool's family too: one request
+            pool = self._listed(namespace).get(name)    # a change reads the pool's tree too: one request
         else:
             pool = pools_of(namespace, self._prefixes(namespace, name), whole=False).get(name)
             if pool is None:    # a pool nested in another's prefix (or none): the namespace's prefixes say

@@ -245,7 +245,7 @@ class IpamMachine(RuleBasedStateMachine):
             name = self.pools[(ns, name)].parent
         return name
 
-    def _family(self, ns, name):
+    def _tree(self, ns, name):
         root = self._root(ns, name)
         return sorted(n for (o, n) in self.pools if o == ns and self._root(ns, n) == root)
 
@@ -266,7 +266,7 @@ class IpamMachine(RuleBasedStateMachine):
 
     def _expire(self, ns, name):
         """Leases run out and reuse delays end across the whole family of the pool."""
-        for member in self._family(ns, name):
+        for member in self._tree(ns, name):
             for ident in sorted(self.res):
                 r = self.res[ident]
                 if ident[:2] == (ns, member) and r['expires'] is not None and r['expires'] <= self.now:
