@@ -48,10 +48,10 @@ class ActionModule(ActionBase):
         if values.get('ipam_owner') == OWNER and is_trusted_as_template(values['ipam_owner']):
             values['ipam_owner'] = host     # the role's default, without a template to compile for each host
         # the values that may be templates, templated in one pass (an omitted one is left out)
-        maybe = dict((name, value) for name, value in values.items() if not self._plain(value))
+        templates = dict((name, value) for name, value in values.items() if not self._plain(value))
         try:
-            values = dict((name, value) for name, value in values.items() if name not in maybe)
-            values.update(self._templar.template(maybe) if maybe else {})
+            values = dict((name, value) for name, value in values.items() if name not in templates)
+            values.update(self._templar.template(templates) if templates else {})
         except AnsibleError as e:   # an undefined variable, a template that fails: this host's alone
             secrets = _secrets.find({'store': task_vars.get('ipam_store'),
                                      'store_token': task_vars.get('ipam_store_token')})

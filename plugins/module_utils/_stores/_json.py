@@ -60,7 +60,7 @@ def _strerror(error):
     return error.strerror or str(error)
 
 
-def _what_to_do(error, directory):
+def _write_remedy(error, directory):
     """What the user can do about ``error`` (an ``OSError`` writing into ``directory``)."""
     code = error.errno
     if code in (errno.ENOSPC, errno.EDQUOT):
@@ -294,7 +294,7 @@ class JsonStore(SpanStore):
                 except OSError:
                     pass
             raise StoreUnavailable('Cannot write the JSON store %s: %s. The store was not changed. %s'
-                                   % (self.path, _strerror(e), _what_to_do(e, directory)))
+                                   % (self.path, _strerror(e), _write_remedy(e, directory)))
 
     def _sync_directory(self, directory):
         """Sync ``directory`` after the rename. A directory that cannot be synced leaves the rename possibly not

@@ -74,8 +74,8 @@ class Transactions(Statements):
                            "SET LOCAL lock_timeout = '%s'" % self._lock_timeout)
         self._entry, self._committing, self._hung = None, False, False
         self._own_connection()
-        self._fresh = self._conn is None or self._conn.closed
-        if self._fresh:
+        self._new_connection = self._conn is None or self._conn.closed
+        if self._new_connection:
             self._connect()
         # A write transaction that commits and begins with its lock (a reservation's) sends neither BEGIN nor
         # COMMIT: the statements of a pipeline up to its Sync are one transaction to the server (the extended

@@ -150,8 +150,8 @@ class DualMachine(RuleBasedStateMachine):
         self._note(ident[:3], 'held', (ident[3], n))
         return True
 
-    def _current(self, pool, owner, key, version):
-        """What a single-family request of ``version`` acts on (``Service._current``): the owner's reservation of
+    def _acted_on(self, pool, owner, key, version):
+        """What a single-family request of ``version`` acts on (``Service._acted_on``): the owner's reservation of
         that family, else the one it holds of the other (IPv4 first)."""
         held = [v for v in (4, 6) if (pool, owner, key, v) in self.res]
         if not held:
@@ -246,13 +246,13 @@ class DualMachine(RuleBasedStateMachine):
     # -- one family
     def _predict_single(self, pool, owner, key, version, wanted, ttl, reassign):
         """(version, n) the request ends with, and whether it changed; raises Expect."""
-        ident = self._current(pool, owner, key, wanted[0] if wanted else version)
+        ident = self._acted_on(pool, owner, key, wanted[0] if wanted else version)
         cur = self.res.get(ident) if ident else None
         if cur is not None and ttl is None and self._live(ident) and (
                 (wanted is None and version in (None, ident[3])) or wanted == (ident[3], cur['n'])):
             return (ident[3], cur['n']), False
         self._expire(pool)
-        ident = self._current(pool, owner, key, wanted[0] if wanted else version)
+        ident = self._acted_on(pool, owner, key, wanted[0] if wanted else version)
         cur = self.res.get(ident) if ident else None
         expires = self.now + ttl if ttl else (cur['expires'] if cur else None)
         if wanted is None:
