@@ -50,7 +50,7 @@ def main(argv=None):
     import_collection('plugins.module_utils._transfer')
     from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store, redact, store_kind
-    from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state, import_state
+    from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document, import_document
 
     if not args.source or not args.target:
         parser.error('give --source and --target (or NETPOOL_IPAM_SOURCE and NETPOOL_IPAM_TARGET)')
@@ -64,16 +64,16 @@ def main(argv=None):
                             'copied.' % (args.source, os.getcwd()))
         options = dict(validate_certs=args.validate_certs, timeout=args.timeout, base_dir=os.getcwd())
         source = open_store(args.source, token=os.environ.get('NETPOOL_IPAM_SOURCE_TOKEN') or None, **options)
-        document = export_state(source)
+        document = export_document(source)
         target = open_store(args.target, token=os.environ.get('NETPOOL_IPAM_TARGET_TOKEN') or None,
                             create=not args.check, **options)
-        outcome = import_state(target, document, replace=args.replace, check=args.check)
+        outcome = import_document(target, document, replace=args.replace, check=args.check)
         result.update(changed=outcome['changed'], pools=len(document['pools']),
                       reservations=len(document['reservations']), history=len(document['history']),
                       replaced={'pools': len(outcome['before']['pools']),
                                 'reservations': len(outcome['before']['reservations'])})
         if not args.check:
-            copied = export_state(target)
+            copied = export_document(target)
             if copied != document:
                 result.update(failed=True, error='store_unavailable',
                               msg='The target store reads back differently from the source after the copy.')

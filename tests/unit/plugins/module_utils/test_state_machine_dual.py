@@ -17,7 +17,7 @@ subnets in either order, with or without a reuse delay and a gateway) and a pool
 - releases by owner, key and family (ipv4, ipv6, dual, none), leases and the clock.
 A reference model keyed by ``(pool, owner, key, family)`` (``ipaddress`` and sets, nothing from the collection)
 predicts each result: the error code, or the addresses (strategy ``first``: exactly) and ``changed``. After every
-step, from ``export_state`` alone: the reservations are the model's, no address is held twice, each pool's free
+step, from ``export_document`` alone: the reservations are the model's, no address is held twice, each pool's free
 spans are exactly its allocatable addresses less those held or resting, and ``Service.verify`` finds nothing.
 Every successful request is run again at once: the same addresses, ``changed: false``.
 
@@ -36,7 +36,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.support import netbox_server, postgresql_server
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
@@ -335,7 +335,7 @@ class DualMachine(RuleBasedStateMachine):
     # -- invariants ---------------------------------------------------------------------------------------------
     @invariant()
     def store_is_the_model(self):
-        doc = export_state(self.store)
+        doc = export_document(self.store)
         got, seen = {}, set()
         for r in doc['reservations']:
             v, n = _parse(r['address'])
