@@ -16,7 +16,7 @@ away") is written here once; a store only says, on the error it raises, what kin
 
 ``call`` runs the whole attempt again (the service call from its start, in a new transaction) with
 backoff until the task's ``timeout`` has passed since the call started. A lost commit is resolved by
-re-reading, never by guessing: before the next attempt, ``applied(evidence)`` asks the store whether the
+re-reading, never by guessing: before the next attempt, ``commit_landed(evidence)`` asks the store whether the
 transaction is in it; the next attempt then finds what the store holds (a reservation made by the lost
 commit is found, never made twice) and ``changed`` is true if either this attempt or the lost commit
 made the change. Past the timeout the last error is raised with what was tried added to its message.
@@ -151,10 +151,10 @@ def watch(give_up):
         _WATCHDOG.disarm(token)
 
 
-def call(attempt, timeout, applied=None, sleep=time.sleep, rng=random.random):
+def call(attempt, timeout, commit_landed=None, sleep=time.sleep, rng=random.random):
     """``attempt()`` (a task's result dict), retried as the module's docstring says within ``timeout`` seconds.
 
-    ``applied(evidence)``: whether the transaction that wrote ``evidence`` is in the store (it may raise a
+    ``commit_landed(evidence)``: whether the transaction that wrote ``evidence`` is in the store (it may raise a
     retryable error too).
     """
     start = time.monotonic()
@@ -167,7 +167,7 @@ def call(attempt, timeout, applied=None, sleep=time.sleep, rng=random.random):
         _this_thread.deadline = deadline if outer is None else min(deadline, outer)
         try:
             while lost:
-                if applied is not None and applied(lost[0]):
+                if commit_landed is not None and commit_landed(lost[0]):
                     made = True
                 lost.pop(0)
             result = attempt()

@@ -114,7 +114,7 @@ class Store(abc.ABC):
         together with its pool lock and its first read, so that asking for them later costs nothing. A store
         without the capability reads as it goes: nothing to do."""
 
-    def applied(self, evidence):
+    def commit_landed(self, evidence):
         """Whether the transaction that wrote ``evidence`` is in the store: asked (by ``_retry``) only of a store
         that raised an error marked ``_retry.COMMIT`` with that evidence, after the answer to its COMMIT was
         lost. A store that never does needs no answer."""

@@ -154,7 +154,7 @@ class Transactions(Statements):
         super(Transactions, self).add_history(entry)
         self._entry = entry
 
-    def applied(self, evidence):
+    def commit_landed(self, evidence):
         """Whether the history entry ``evidence`` (of a lost commit) is in the store: then the transaction
         that wrote it was committed (only it can have written that entry: the service writes an entry for a
         change under the lock of what it changes)."""

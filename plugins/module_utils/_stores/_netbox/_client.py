@@ -14,7 +14,7 @@ NetBox going away (refused or reset connections, a request whose answer is lost,
 server starting or stopping) is marked for ``_retry`` here (``gone``), so that the task runs again until its
 ``timeout``: a read, or a write that cannot have reached NetBox, as nothing kept; a write whose answer is lost as a
 lost commit, whose evidence (the history tokens of its changelog message, and whether writes sent before it were
-kept) the store's ``applied`` resolves by reading NetBox's change log before the next attempt. Such a write is never
+kept) the store's ``commit_landed`` resolves by reading NetBox's change log before the next attempt. Such a write is never
 sent again blindly: the next attempt reads what NetBox holds first.
 """
 
