@@ -61,16 +61,16 @@ def main(argv=None):
                                 'was copied.' % (args.source, os.getcwd()))
         options = dict(validate_certs=args.validate_certs, timeout=args.timeout, base_dir=os.getcwd())
         source = api.open_store(args.source, token=os.environ.get('NETPOOL_IPAM_SOURCE_TOKEN') or None, **options)
-        document = api.export_state(source)
+        document = api.export_document(source)
         target = api.open_store(args.target, token=os.environ.get('NETPOOL_IPAM_TARGET_TOKEN') or None,
                                 create=not args.check, **options)
-        outcome = api.import_state(target, document, replace=args.replace, check=args.check)
+        outcome = api.import_document(target, document, replace=args.replace, check=args.check)
         result.update(changed=outcome['changed'], pools=len(document['pools']),
                       reservations=len(document['reservations']), history=len(document['history']),
                       replaced={'pools': len(outcome['before']['pools']),
                                 'reservations': len(outcome['before']['reservations'])})
         if not args.check:
-            copied = api.export_state(target)
+            copied = api.export_document(target)
             if copied != document:
                 result.update(failed=True, error='store_unavailable',
                               msg='The target store reads back differently from the source after the copy.')

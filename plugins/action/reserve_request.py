@@ -48,10 +48,10 @@ class ActionModule(ActionBase):
         if values.get('ipam_owner') == OWNER and is_trusted_as_template(values['ipam_owner']):
             values['ipam_owner'] = host     # the role's default, without a template to compile for each host
         # the values that may be templates, templated in one pass (an omitted one is left out)
-        maybe = dict((name, value) for name, value in values.items() if not self._plain(value))
+        templates = dict((name, value) for name, value in values.items() if not self._plain(value))
         try:
-            values = dict((name, value) for name, value in values.items() if name not in maybe)
-            values.update(self._templar.template(maybe) if maybe else {})
+            values = dict((name, value) for name, value in values.items() if name not in templates)
+            values.update(self._templar.template(templates) if templates else {})
         except AnsibleError as e:   # an undefined variable, a template that fails: this host's alone
             secrets = _secrets.find({'store': task_vars.get('ipam_store'),
                                      'store_token': task_vars.get('ipam_store_token')})
@@ -75,12 +75,12 @@ class ActionModule(ActionBase):
             result.update(request=request, batched=True, changed=_reserve.changes(request))
             return result
         check = bool(self._task.check_mode)
-        state = _reserve.batch([request], check=check)
-        if state['fatal']:
-            result.update(failed=True, msg=state['fatal'])
+        index = _reserve.batch([request], check=check)
+        if index['fatal']:
+            result.update(failed=True, msg=index['fatal'])
             return result
-        entry = state['hosts'].get(host) or {}
-        result.update(batched=False, entry=entry, table=state['table'], changed=bool(entry.get('changed')))
+        entry = index['hosts'].get(host) or {}
+        result.update(batched=False, entry=entry, table=index['table'], changed=bool(entry.get('changed')))
         return result
 
     def _batch(self, result, task_vars):
@@ -88,25 +88,25 @@ class ActionModule(ActionBase):
         for name, nearest in _reserve.misspelled([name for name in task_vars if name.startswith('ipam_')]):
             display.warning('netpool.ipam.reserve: the variable %s is not one the role reads: did you mean %s?'
                             % (name, nearest))
-        batch = set(task_vars.get('ansible_play_batch') or ())
+        this_pass = set(task_vars.get('ansible_play_batch') or ())     # Ansible's batch: the hosts of this serial pass
         hostvars = task_vars.get('hostvars') or {}
         requests = []
         for host in task_vars.get('ansible_play_hosts_all') or ():
-            if host not in batch:
+            if host not in this_pass:
                 continue
             registered = hostvars[host].get('__reserve_request')
             if isinstance(registered, dict) and registered.get('batched') and 'request' in registered:
                 requests.append(registered['request'])
         try:
-            state = _reserve.batch(requests, check=bool(self._task.check_mode))
+            index = _reserve.batch(requests, check=bool(self._task.check_mode))
         except Exception as e:  # pylint: disable=broad-except  # a bug: said without a secret (not no_log)
             secrets = [s for r in requests for s in _secrets.find(r)]
             result.update(failed=True, msg=_secrets.hide('netpool.ipam.reserve: %s: %s' % (type(e).__name__, e),
                                                          secrets))
             return result
-        result.update(changed=False, hosts=state['hosts'], table=state['table'])
-        if state['fatal']:
-            result.update(failed=True, msg=state['fatal'])
+        result.update(changed=False, hosts=index['hosts'], table=index['table'])
+        if index['fatal']:
+            result.update(failed=True, msg=index['fatal'])
         return result
 
     def _plain(self, value):

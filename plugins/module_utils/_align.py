@@ -34,10 +34,10 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Reservation
 
 
-def check_allocatable(tree, pool, source_pool, source, at):
-    """``address_out_of_pool`` unless the aligned address ``at`` is one ``pool`` hands out (``Tree.allocatable``:
+def check_allocatable(tree, pool, source_pool, source, aligned):
+    """``address_out_of_pool`` unless ``aligned`` (the aligned address) is one ``pool`` hands out (``Tree.allocatable``:
     inside its ranges, not excluded, not the gateway, not in a child pool)."""
-    version, n = at
+    version, n = aligned
     subnet = pool.subnet_of(version, n)
     if subnet is not None and iv.contains(tree.allocatable(pool, subnet), n):
         return
@@ -77,16 +77,16 @@ def targets(svc, p, source_pool, requests, key, versions, strict=True):
     for version in versions:
         for i, owner in enumerate(owners):
             source = _source(held, owner, key, version, source_pool, now)
-            at = _hostpart.place(p, source_pool, source)
-            if at in asked:
+            aligned = _hostpart.place(p, source_pool, source)
+            if aligned in asked:
                 raise InvalidArgument(
                     "owners '%s' and '%s' both align with pool '%s' to %s (the same host part in two subnets of "
                     "'%s'): an address has one holder. Align them with a pool where their host parts differ."
-                    % (asked[at], owner, source_pool.name, iv.to_str(*at), source_pool.name))
-            asked[at] = owner
-            if strict and not any((r.version, r.address) == at for r in mine.get(owner, ())):
-                check_allocatable(tree, p, source_pool, source, at)
-            found[(i, version)] = at
+                    % (asked[aligned], owner, source_pool.name, iv.to_str(*aligned), source_pool.name))
+            asked[aligned] = owner
+            if strict and not any((r.version, r.address) == aligned for r in mine.get(owner, ())):
+                check_allocatable(tree, p, source_pool, source, aligned)
+            found[(i, version)] = aligned
     return found
 
 
@@ -114,12 +114,12 @@ def _rerun(svc, namespace, pool, requests, held, key, ttl, versions, align_with)
     if p is None or source_pool is None:
         return None
     try:
-        at = targets(svc, p, source_pool, requests, key, versions, strict=False)
+        aligned_by = targets(svc, p, source_pool, requests, key, versions, strict=False)
     except (AddressOutOfPool, InvalidArgument, NotReserved):
         return None
     per_version, dual = [], len(versions) == 2
     for version in versions:
-        pinned = [(owner, at[(i, version)], metadata) for i, (owner, _a, metadata) in enumerate(requests)]
+        pinned = [(owner, aligned_by[(i, version)], metadata) for i, (owner, _a, metadata) in enumerate(requests)]
         results = svc._rerun(pinned, dict((owner, [r for r in rs if not dual or r.version == version])
                                           for owner, rs in held.items()), ttl, version)
         if results is None:
@@ -137,9 +137,9 @@ def _change(svc, p, requests, key, ttl, versions, check, align_with):
             raise InvalidArgument("Pool '%s' has no IPv%d subnet: family: dual reserves one IPv4 and one IPv6 "
                                   "address for each owner. Add an IPv%d subnet to the pool, or give family ipv%d."
                                   % (p.name, missing[0], missing[0], 10 - missing[0]))
-    at = targets(svc, p, source_pool, requests, key, versions)
+    aligned_by = targets(svc, p, source_pool, requests, key, versions)
     dual = len(versions) == 2
-    results = [_apply(svc, p, [(owner, at[(i, version)], metadata)
+    results = [_apply(svc, p, [(owner, aligned_by[(i, version)], metadata)
                                for i, (owner, _a, metadata) in enumerate(requests)],
                       key, ttl, check, version if dual else None, align_with)
                for version in versions]
@@ -148,7 +148,7 @@ def _change(svc, p, requests, key, ttl, versions, check, align_with):
 
 def _apply(svc, p, pinned, key, ttl, check, version, align_with):
     """``(changed, before, after)`` of each ``(owner, (version, n), metadata)`` of ``pinned``, reserved as a
-    static would be, in the order of a batch of statics (``Service._plan``). With ``version`` (one half of
+    static would be, in the order of a batch of statics (``Service._statics_first``). With ``version`` (one half of
     ``family: dual``) an owner's reservation of the other family is left alone; without, it is moved as a static
     moves it.
     ``address_in_use`` names the holder."""
@@ -158,20 +158,21 @@ def _apply(svc, p, pinned, key, ttl, check, version, align_with):
         return [r for r in rs or () if version is None or r.version == version]
     owners = [owner for owner, _a, _m in pinned]
     held = svc.store.get_reservations(namespace, pool, owners, key)
-    order = svc._plan(pinned, dict((owner, own(rs)) for owner, rs in held.items()))
+    order = svc._statics_first(pinned, dict((owner, own(rs)) for owner, rs in held.items()))
     results = [None] * len(pinned)
     for i in order:
-        owner, at, metadata = pinned[i]
-        current = svc._current(own(svc.store.get_reservations(namespace, pool, [owner], key).get(owner)), at[0])
+        owner, aligned, metadata = pinned[i]
+        current = svc._acted_on(own(svc.store.get_reservations(namespace, pool, [owner], key).get(owner)),
+                                aligned[0])
         try:
-            results[i] = svc._reserve_one(p, owner, key, current, at, at[0], metadata, ttl, False, False, check,
-                                          note={'align_with': align_with})
+            results[i] = svc._reserve_one(p, owner, key, current, aligned, aligned[0], metadata, ttl, False, False,
+                                          check, note={'align_with': align_with})
         except AddressInUse as e:
             holder = e.details.get('holder') or {}
             raise AddressInUse(
                 "%s, the address of pool '%s' aligned with pool '%s' for %s/%s, is already held by owner '%s' key "
                 "'%s' in pool '%s'. Release it first, or move %s/%s in pool '%s' to a host part that is free here."
-                % (iv.to_str(*at), pool, align_with, owner, key, holder.get('owner'), holder.get('key'),
+                % (iv.to_str(*aligned), pool, align_with, owner, key, holder.get('owner'), holder.get('key'),
                    holder.get('pool'), owner, key, align_with), holder=holder)
     return results
 
@@ -187,9 +188,10 @@ def aligned(svc, pool, owner, key='default', namespace='default', family=None, a
         p = svc._pool(namespace, pool)
         source_pool = svc._pool(namespace, align_with)
         try:
-            at = targets(svc, p, source_pool, [(owner, None, None)], key, [version])[(0, version)]
+            aligned = targets(svc, p, source_pool, [(owner, None, None)], key, [version])[(0, version)]
         except NotReserved:
             return None
-        r = svc.results.reservation(Reservation(p.namespace, p.name, None, None, at[0], at[1], static=True), p)
+        r = svc.results.reservation(Reservation(p.namespace, p.name, None, None, aligned[0], aligned[1],
+                                                static=True), p)
         owned = ('owner', 'key', 'metadata', 'created_at', 'updated_at', 'expires_at')
         return dict((k, v) for k, v in r.items() if k not in owned)

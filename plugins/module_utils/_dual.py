@@ -52,7 +52,7 @@ def pairs(service, p, requests, held, key, ttl, check):
     owners, results = [owner for owner, _a, _m in requests], {}
     for version in (4, 6):
         currents = [next((r for r in held.get(owner, ()) if r.version == version), None) for owner in owners]
-        fresh = dict((i, service._fresh(p, owner, key, metadata, ttl)) for i, (owner, _a, metadata)
+        fresh = dict((i, service._new_reservation(p, owner, key, metadata, ttl)) for i, (owner, _a, metadata)
                      in enumerate(requests) if currents[i] is None)
         done = service._returns(p, fresh, key, version, check)
         service._allocate(p, [fresh[i] for i in sorted(fresh) if i not in done], version)

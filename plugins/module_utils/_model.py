@@ -131,6 +131,12 @@ class Pool(object):
         self.created_at = created_at
         self.updated_at = updated_at
 
+    def rest_end(self, stamp):
+        """Until when an address this pool gives back now rests (the reuse-delay rule, written here once):
+        ``stamp(reuse_delay)`` (``stamp(offset)``: the clock's time plus ``offset`` seconds, an ISO string), or None
+        without a reuse delay, when the address is free again at once."""
+        return stamp(self.reuse_delay) if self.reuse_delay else None
+
     def subnet_of(self, version, n):
         """The subnet holding address ``n``, or None. A child by ranges holds only its ranges: an address of its
         parent's cidr outside them is not in the pool."""

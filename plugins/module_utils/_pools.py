@@ -120,8 +120,9 @@ class PoolOperations(object):
         resting = []
         if parent is not None:
             resting = [(v, n, until) for v, n, until in free.resting(pool) if until > now]
-            if pool.reuse_delay:
-                resting += [(r.version, r.address, self._stamp(pool.reuse_delay)) for r in reservations]
+            rest_end = pool.rest_end(self._stamp)
+            if rest_end is not None:
+                resting += [(r.version, r.address, rest_end) for r in reservations]
         for r in reservations:
             self._release(r, None)      # the pool goes: nothing to give back to it
         self.store.delete_pool(pool.namespace, pool.name)

@@ -79,7 +79,7 @@ class Results(object):
     def stats(self, pool, tree=None):
         """size/used/free/utilization of the pool and of each of its subnets, as allocation sees them now: an
         expired lease is not held (the next allocation releases it first), and its address is free if it goes
-        straight back to this pool (``lapsed``)."""
+        straight back to this pool (``freed_on_expiry``)."""
         tree = self._tree(pool, tree)
         count = self.store.count_reservations
         free_space = self.store.free_space()
@@ -90,7 +90,7 @@ class Results(object):
             allocatable = tree.allocatable(pool, subnet)
             size = iv.count(allocatable)
             free = free_space.count(pool, subnet.version, subnet.first, subnet.last)
-            free += len(self.lapsed(pool, subnet, allocatable, subnet.first, subnet.last))
+            free += len(self.freed_on_expiry(pool, subnet, allocatable, subnet.first, subnet.last))
             free += len(self.back(pool, rested, subnet, allocatable, subnet.first, subnet.last))
             used = count(pool.namespace, pool.name, version=subnet.version, first=subnet.first, last=subnet.last) \
                 - count(pool.namespace, pool.name, version=subnet.version, first=subnet.first, last=subnet.last,
@@ -103,22 +103,22 @@ class Results(object):
         total['expired'] = count(pool.namespace, pool.name, expires_before=now)
         return total, subnets
 
-    def lapsed(self, pool, subnet, allocatable, first, last):
+    def freed_on_expiry(self, pool, subnet, allocatable, first, last):
         """The addresses in [first, last] of ``subnet`` held by an expired lease (of any pool of the tree) that
-        go straight back to ``pool``'s free space when the lease is released: allocatable here, and the
-        lease's pool has no reuse delay."""
+        go straight back to ``pool``'s free space when the lease is released: allocatable here, and not resting
+        after it (``Pool.rest_end``: the lease's pool has no reuse delay)."""
         found, where = [], dict(version=subnet.version, first=first, last=last, expires_before=self.stamp())
         if not self.store.count_reservations(pool.namespace, **where):      # the usual case: counted, none built
             return found
         for r in self.store.find_reservations(pool.namespace, **where):
             holder = pool if r.pool == pool.name else self.store.get_pool(r.namespace, r.pool)
-            if iv.contains(allocatable, r.address) and holder is not None and not holder.reuse_delay:
+            if iv.contains(allocatable, r.address) and holder is not None and holder.rest_end(self.stamp) is None:
                 found.append(r.address)
         return found
 
     def rested(self, pool, tree):
         """The addresses (version, address) whose reuse delay is over in some pool of ``pool``'s tree: the next
-        allocation in the tree gives them back (``FreeSpace.settle``), so a read reports them free now,
+        allocation in the tree gives them back (``FreeSpace.end_rests``), so a read reports them free now,
         without writing (``back`` says which go back to ``pool``)."""
         now = self.stamp()
         free_space = self.store.free_space()
@@ -147,10 +147,10 @@ class Results(object):
                 now = self.stamp()
                 held = set(r.address for r in self.store.find_reservations(ns, version=version, first=first, last=last)
                            if not r.expired(now))
-                lapsed = self.lapsed(pool, subnet, allocatable, first, last)
-                lapsed += self.back(pool, self.rested(pool, tree), subnet, allocatable, first, last)
+                freed = self.freed_on_expiry(pool, subnet, allocatable, first, last)
+                freed += self.back(pool, self.rested(pool, tree), subnet, allocatable, first, last)
                 free = iv.merge([(a, b) for _v, a, b in free_space.spans(pool, version, first, last)]
-                                + [(n, n) for n in lapsed])
+                                + [(n, n) for n in freed])
                 entry['map'] = ''.join(
                     'X' if n in held else '.' if iv.contains(free, n) else '-' for n in range(first, last + 1))
             maps.append(entry)

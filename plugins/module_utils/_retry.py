@@ -16,7 +16,7 @@ away") is written here once; a store only says, on the error it raises, what kin
 
 ``call`` runs the whole attempt again (the service call from its start, in a new transaction) with
 backoff until the task's ``timeout`` has passed since the call started. A lost commit is resolved by
-re-reading, never by guessing: before the next attempt, ``applied(evidence)`` asks the store whether the
+re-reading, never by guessing: before the next attempt, ``commit_landed(evidence)`` asks the store whether the
 transaction is in it; the next attempt then finds what the store holds (a reservation made by the lost
 commit is found, never made twice) and ``changed`` is true if either this attempt or the lost commit
 made the change. Past the timeout the last error is raised with what was tried added to its message.
@@ -48,7 +48,7 @@ _SAID = {CONNECT: 'could not connect', TRANSACTION: 'transaction rolled back by 
 FIRST_WAIT = 0.05
 LONGEST_WAIT = 1.0
 
-_current = threading.local()
+_this_thread = threading.local()
 
 
 def mark(error, kind, evidence=None):
@@ -65,7 +65,7 @@ def kind_of(error):
 
 def remaining():
     """Seconds left before the deadline of the ``call`` running in this thread, or None outside one."""
-    deadline = getattr(_current, 'deadline', None)
+    deadline = getattr(_this_thread, 'deadline', None)
     return None if deadline is None else max(0.0, deadline - time.monotonic())
 
 
@@ -140,7 +140,7 @@ _WATCHDOG = Watchdog()
 def watch(give_up):
     """Inside a ``call``: ``give_up()`` is called (from another thread) if the block is still running at the call's
     deadline. Outside one, nothing is armed."""
-    deadline = getattr(_current, 'deadline', None)
+    deadline = getattr(_this_thread, 'deadline', None)
     if deadline is None:
         yield
         return
@@ -151,10 +151,10 @@ def watch(give_up):
         _WATCHDOG.disarm(token)
 
 
-def call(attempt, timeout, applied=None, sleep=time.sleep, rng=random.random):
+def call(attempt, timeout, commit_landed=None, sleep=time.sleep, rng=random.random):
     """``attempt()`` (a task's result dict), retried as the module's docstring says within ``timeout`` seconds.
 
-    ``applied(evidence)``: whether the transaction that wrote ``evidence`` is in the store (it may raise a
+    ``commit_landed(evidence)``: whether the transaction that wrote ``evidence`` is in the store (it may raise a
     retryable error too).
     """
     start = time.monotonic()
@@ -162,12 +162,12 @@ def call(attempt, timeout, applied=None, sleep=time.sleep, rng=random.random):
     tried = []          # (seconds since start, kind) of every failed attempt
     lost = []           # evidence of lost commits not resolved yet
     made = False        # a lost commit of this call was found applied
-    outer = getattr(_current, 'deadline', None)
+    outer = getattr(_this_thread, 'deadline', None)
     while True:
-        _current.deadline = deadline if outer is None else min(deadline, outer)
+        _this_thread.deadline = deadline if outer is None else min(deadline, outer)
         try:
             while lost:
-                if applied is not None and applied(lost[0]):
+                if commit_landed is not None and commit_landed(lost[0]):
                     made = True
                 lost.pop(0)
             result = attempt()
@@ -184,7 +184,7 @@ def call(attempt, timeout, applied=None, sleep=time.sleep, rng=random.random):
             sleep(wait)
             continue
         finally:
-            _current.deadline = outer
+            _this_thread.deadline = outer
         if made and isinstance(result, dict):
             result['changed'] = True
         return result

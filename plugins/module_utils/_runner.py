@@ -50,7 +50,9 @@ _SERVICES = {}
 _CLOSERS = {}
 
 
-def _store_key(params, base_dir):
+def _store_settings(params, base_dir):
+    """The settings a store is opened with in this process, ``(pid, store, store_token, validate_certs, timeout,
+    base_dir)``: its service is kept under them (``_SERVICES``)."""
     timeout = _checks.timeout(params.get('timeout'))
     # an empty store is one not given: the environment's, else the default (as when the option is left out)
     store = params.get('store') or os.environ.get(STORE_ENV) or DEFAULT_STORE
@@ -77,23 +79,23 @@ def service_for(params, base_dir=None, create=True, must_exist=False):
     store file for an empty one: the inventory plugin) fails ``store_unavailable`` naming the missing file
     (``open_store``).
     """
-    key = _store_key(params, base_dir)
-    service = _SERVICES.get(key)
+    settings = _store_settings(params, base_dir)
+    service = _SERVICES.get(settings)
     if service is None:
         if not HAS_NETADDR:
             raise missing_library('netaddr', 'for every store (%s)' % NETADDR_IMPORT_ERROR)
         if Service is None:
             raise missing_library(getattr(IMPORT_ERROR, 'name', None) or 'netaddr', 'for every store (%s)'
                                   % IMPORT_ERROR)
-        store = open_store(key[1], token=key[2], validate_certs=key[3], timeout=key[4], base_dir=base_dir,
-                           create=create, must_exist=must_exist)
+        store = open_store(settings[1], token=settings[2], validate_certs=settings[3], timeout=settings[4],
+                           base_dir=base_dir, create=create, must_exist=must_exist)
         service = Service(store)
         if not store.absent:
-            _SERVICES[key] = service
-            if key[0] not in _CLOSERS:
+            _SERVICES[settings] = service
+            if settings[0] not in _CLOSERS:
                 # Run at the exit of this process: atexit in the controller and ansible-inventory, and the
                 # multiprocessing exit of an Ansible worker (a forked process, where atexit does not run).
-                _CLOSERS[key[0]] = multiprocessing.util.Finalize(None, close_all, exitpriority=10)
+                _CLOSERS[settings[0]] = multiprocessing.util.Finalize(None, close_all, exitpriority=10)
     return service
 
 
@@ -112,10 +114,10 @@ def with_service(params, base_dir, work, must_exist=False):
 
     ``must_exist=True``: a store file that does not exist is ``store_unavailable`` (``open_store``).
     """
-    timeout = _store_key(params, base_dir)[4]
+    timeout = _store_settings(params, base_dir)[4]
     return _retry.call(lambda: _attempt(params, base_dir, work, must_exist), timeout,
-                       lambda evidence: _attempt(params, base_dir, lambda service: service.store.applied(evidence),
-                                                 must_exist))
+                       lambda evidence: _attempt(params, base_dir,
+                                                 lambda service: service.store.commit_landed(evidence), must_exist))
 
 
 def _attempt(params, base_dir, work, must_exist=False):
@@ -146,7 +148,7 @@ def close_all():
 
 def forget(params, base_dir=None):
     """Drop a cached store (after ``store_unavailable``: the next task opens it again)."""
-    service = _SERVICES.pop(_store_key(params, base_dir), None)
+    service = _SERVICES.pop(_store_settings(params, base_dir), None)
     if service is not None:
         try:
             service.store.close()

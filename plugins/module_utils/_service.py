@@ -71,8 +71,7 @@ class Service(PoolOperations):
     # -- releasing --------------------------------------------------------
     def _free(self, pool, version, n):
         """Free an address the pool held: give it back now, or once the pool's reuse delay is over."""
-        until = self._stamp(pool.reuse_delay) if pool.reuse_delay else None
-        self.store.free_space().give_back(pool, version, n, until)
+        self.store.free_space().give_back(pool, version, n, pool.rest_end(self._stamp))
 
     def _release(self, r, pool, action='release'):
         self.store.delete_reservation(r)
@@ -92,7 +91,7 @@ class Service(PoolOperations):
             for r in self.store.find_reservations(member.namespace, member.name, expires_before=now):
                 self._release(r, member, 'expire')
                 expired = True
-            free.settle(member, now)
+            free.end_rests(member, now)
         return expired
 
     # -- reservations (SPEC §3.1–§3.3, §3.5, §3.7) --------------------------
@@ -185,22 +184,23 @@ class Service(PoolOperations):
             return change(p, held)
 
     def _reserve_all(self, p, requests, held, key, version, ttl, force, reassign, check, planned=False):
-        """Inside ``_decide``'s transaction: the requests of ``_reserve`` applied, statics first (``_plan``)."""
+        """Inside ``_decide``'s transaction: the requests of ``_reserve`` applied, statics first
+        (``_statics_first``)."""
         namespace, pool = p.namespace, p.name
         results = [None] * len(requests)
-        order = self._plan(requests, held)
+        order = self._statics_first(requests, held)
         currents, statics = {}, any(at is not None for _o, at, _m in requests)
         for i in order:
             owner, at, metadata = requests[i]
             # a static address of this task may have moved or taken over one read above: read it again
-            currents[i] = current = self._current(
+            currents[i] = current = self._acted_on(
                 self.store.get_reservations(namespace, pool, [owner], key).get(owner) if statics
                 else held.get(owner), version if at is None else at[0])
             if at is not None:
                 results[i] = self._reserve_one(p, owner, key, current, at, version, metadata, ttl, force,
                                                reassign, check, planned=planned)
         # the new dynamics, in list order, take their addresses at once (one request per range on NetBox)
-        fresh = dict((i, self._fresh(p, requests[i][0], key, requests[i][2], ttl)) for i in order
+        fresh = dict((i, self._new_reservation(p, requests[i][0], key, requests[i][2], ttl)) for i in order
                      if requests[i][1] is None and currents[i] is None)
         done = self._returns(p, fresh, key, version, check)
         self._allocate(p, [fresh[i] for i in order if i in fresh and i not in done], version)
@@ -229,11 +229,11 @@ class Service(PoolOperations):
         """``(False, r, r)`` for each request when every one asks for what its owner holds already (a rerun,
         which only reads); else None."""
         now, results = self._stamp(), []
-        for owner, at, metadata in requests:
-            current = self._current(held.get(owner), version if at is None else at[0])
+        for owner, wanted, metadata in requests:
+            current = self._acted_on(held.get(owner), version if wanted is None else wanted[0])
             if current is None or ttl is not None or (metadata is not None and metadata != current.metadata) \
                     or (current.expires_at is not None and current.expires_at <= now) \
-                    or (at is not None and at != (current.version, current.address)) \
+                    or (wanted is not None and wanted != (current.version, current.address)) \
                     or (version is not None and version != current.version):
                 return None
             r = self.results.reservation(current)
@@ -241,7 +241,7 @@ class Service(PoolOperations):
         return results
 
     @staticmethod
-    def _current(held, version):
+    def _acted_on(held, version):
         """Of the reservations ``held`` by one owner and key (IPv4 first; two after ``family: dual``), the one a
         request of family ``version`` acts on: the one of that family; else the one it holds of the other family
         (which a static request moves, SPEC §3.2, and a dynamic one refuses); with no family, the first."""
@@ -250,12 +250,12 @@ class Service(PoolOperations):
         return next((r for r in held if r.version == version), held[0])
 
     @staticmethod
-    def _plan(requests, held):
+    def _statics_first(requests, held):
         """The order in which a batch is applied (SPEC §3.1 Batches): the statics first, then the dynamics in list
         order. A static whose address another owner of the batch holds and leaves (a static of its own elsewhere)
         goes after that owner; otherwise statics keep their list order."""
-        statics = [i for i, (_o, at, _m) in enumerate(requests) if at is not None]
-        moving = dict((i, Service._current(held.get(requests[i][0]), requests[i][1][0])) for i in statics)
+        statics = [i for i, (_o, wanted, _m) in enumerate(requests) if wanted is not None]
+        moving = dict((i, Service._acted_on(held.get(requests[i][0]), requests[i][1][0])) for i in statics)
         leaving = dict(((moving[i].version, moving[i].address), requests[i][0]) for i in statics
                        if moving[i] is not None and (moving[i].version, moving[i].address) != requests[i][1])
         order, pending = [], statics
@@ -265,9 +265,9 @@ class Service(PoolOperations):
                          pending[0])    # a cycle (two owners swapping) is left to reassign: the list order
             order.append(ready)
             pending = [i for i in pending if i != ready]
-        return order + [i for i, (_o, at, _m) in enumerate(requests) if at is None]
+        return order + [i for i, (_o, wanted, _m) in enumerate(requests) if wanted is None]
 
-    def _fresh(self, p, owner, key, metadata, ttl):
+    def _new_reservation(self, p, owner, key, metadata, ttl):
         """What a new reservation is, but for its address: complete before free space is asked for one."""
         now = self._stamp()
         return Reservation(p.namespace, p.name, owner, key, None, None, metadata=metadata, created_at=now,
@@ -279,12 +279,12 @@ class Service(PoolOperations):
         if not fresh:
             return
         subnets = [s for s in pool.subnets if version is None or s.version == version]
-        first = fresh[0]
+        new = fresh[0]
         if not subnets:
             # SPEC §3.1: family restricts the subnets tried; none has a free address: pool_exhausted
             raise PoolExhausted("Pool '%s' has no IPv%d subnet, so no free IPv%d address for %s/%s. Add an IPv%d "
-                                "subnet to the pool, or leave family out." % (pool.name, version, version, first.owner,
-                                                                              first.key, version))
+                                "subnet to the pool, or leave family out." % (pool.name, version, version, new.owner,
+                                                                              new.key, version))
         free, left = self.store.free_space(), list(fresh)
         for subnet in subnets:
             for r, n in zip(left, free.allocate_many(pool, subnet, left, self.rng)):
@@ -308,7 +308,7 @@ class Service(PoolOperations):
         before = self.results.reservation(current, p) if current else {}
         now = self._stamp()
         expires_at = self._stamp(ttl) if ttl is not None else None
-        fresh = placed or self._fresh(p, owner, key, metadata, ttl)
+        fresh = placed or self._new_reservation(p, owner, key, metadata, ttl)
         if wanted is None:
             r, predicted = self._reserve_dynamic(p, current, fresh, version)
         else:

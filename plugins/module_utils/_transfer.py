@@ -2,13 +2,13 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""A whole state as one document, and back: moving between stores, comparing states.
+"""A store's whole contents as one document, and back: moving between stores, comparing stores.
 
-This is a private module: it may change at any time. ``export_state`` reads
+This is a private module: it may change at any time. ``export_document`` reads
 everything through the store interface (pools, their free spans and resting
 addresses from the store's free-space component, reservations with their
 timestamps and metadata, history);
-``import_state`` writes such a document into another store in one
+``import_document`` writes such a document into another store in one
 transaction, so any store can move to any other. Free spans are exported
 to be seen and compared, but derived state is never trusted: an import
 rebuilds them from the subnets, reservations and resting addresses.
@@ -40,7 +40,7 @@ def _read(store):
     }
 
 
-def export_state(store):
+def export_document(store):
     """Everything the store holds, as one JSON-able document."""
     with store.transaction(write=False):
         return _read(store)
@@ -50,12 +50,12 @@ def is_empty(document):
     return not (document['pools'] or document['reservations'] or document['history'])
 
 
-def import_state(store, document, replace=False, check=False):
+def import_document(store, document, replace=False, check=False):
     """Write ``document`` into ``store``. A store that holds anything is refused unless ``replace``."""
     if not isinstance(document, dict) or not isinstance(document.get('schema_version'), int):
-        raise InvalidArgument('The state to import is not a netpool.ipam export (no integer schema_version).')
+        raise InvalidArgument('The document to import is not a netpool.ipam export (no integer schema_version).')
     if document['schema_version'] > SCHEMA_VERSION:
-        raise StoreVersion('The state to import has schema version %d, newer than this netpool.ipam understands '
+        raise StoreVersion('The document to import has schema version %d, newer than this netpool.ipam understands '
                            '(%d). Upgrade the collection.' % (document['schema_version'], SCHEMA_VERSION))
     with store.transaction(commit=not check):
         # keep every writer of the namespaces involved out (a shared store may have several)

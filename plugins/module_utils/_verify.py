@@ -249,12 +249,13 @@ def _misaligned(store, namespace, reservations, by_name):
             what = "holds no %s address under key '%s' in pool '%s'" % (_hostpart.family_name(r.version), r.key, align_with)
         else:
             try:
-                at = _hostpart.place(pool, source_pool, source)
+                aligned_address = _hostpart.place(pool, source_pool, source)
             except AddressOutOfPool as e:
                 what = 'has no aligned address here: %s' % e.msg
             else:
-                if at != (r.version, r.address):
-                    what = 'holds %s there, whose aligned address is %s' % (source.address_str, iv.to_str(*at))
+                if aligned_address != (r.version, r.address):
+                    what = 'holds %s there, whose aligned address is %s' % (source.address_str,
+                                                                            iv.to_str(*aligned_address))
         if what is None:
             continue
         found.append(problem(

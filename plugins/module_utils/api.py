@@ -23,7 +23,7 @@ What it offers:
   ``reservation_metadata``, ``pool_metadata``;
 - addresses: ``parse_address``, ``parse_range``, ``merge_intervals``, ``default_ranges``;
 - reading a plan: ``aligned`` (the address ``align_with`` would give, read only);
-- stores: ``store_kind``, ``open_store``, ``redact``, ``export_state``, ``import_state``, ``merge_documents``,
+- stores: ``store_kind``, ``open_store``, ``redact``, ``export_document``, ``import_document``, ``merge_documents``,
   ``MergeRefused``, ``STORE_SCHEMA_VERSION``.
 
 The ``Service`` that ``with_service`` hands its work is the collection's own: the methods a caller may use are
@@ -59,7 +59,7 @@ __all__ = [
     # reading a plan
     'aligned',
     # stores
-    'store_kind', 'open_store', 'redact', 'export_state', 'import_state', 'merge_documents', 'MergeRefused',
+    'store_kind', 'open_store', 'redact', 'export_document', 'import_document', 'merge_documents', 'MergeRefused',
     'STORE_SCHEMA_VERSION',
 ]
 # pylint: enable=undefined-all-variable
@@ -150,18 +150,18 @@ open_store = _registry.open_store
 redact = _secrets.redact
 
 
-def export_state(store):
+def export_document(store):
     """The whole state of an open store (``open_store``) as one document: pools, reservations, resting addresses,
     history."""
     from ansible_collections.netpool.ipam.plugins.module_utils import _transfer  # pylint: disable=import-outside-toplevel
-    return _transfer.export_state(store)
+    return _transfer.export_document(store)
 
 
-def import_state(store, document, replace=False, check=False):
-    """Write ``document`` (``export_state``'s) into an open store, in one transaction: ``changed`` and ``before``.
+def import_document(store, document, replace=False, check=False):
+    """Write ``document`` (``export_document``'s) into an open store, in one transaction: ``changed`` and ``before``.
     A store that holds anything is refused unless ``replace``; ``check``: write nothing."""
     from ansible_collections.netpool.ipam.plugins.module_utils import _transfer  # pylint: disable=import-outside-toplevel
-    return _transfer.import_state(store, document, replace=replace, check=check)
+    return _transfer.import_document(store, document, replace=replace, check=check)
 
 
 def merge_documents(base, ours, theirs):
@@ -174,7 +174,7 @@ def merge_documents(base, ours, theirs):
 def __getattr__(name):
     """What the JSON document and the store interface define, imported at their first use: ``MergeRefused``
     (the exception of ``merge_documents``: ``kind``, ``detail``) and ``STORE_SCHEMA_VERSION`` (the schema version
-    of the documents ``export_state`` gives and the JSON store keeps)."""
+    of the documents ``export_document`` gives and the JSON store keeps)."""
     if name == 'MergeRefused':
         from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json_document  # pylint: disable=import-outside-toplevel
         return _json_document.Refused

@@ -12,9 +12,10 @@ This is a private module: it may change at any time. The role (roles/reserve/tas
    runs its hosts together and nothing can skip the task run once (``batched``), the request waits for it, and the
    task is ``changed`` when the host's address changes (``changes``: what its owner holds now, read for that
    host). Otherwise the host's request is reserved there and then, alone (``batch`` of one request);
-2. once, after them, when the requests wait for it (``batch``): the requests checked and grouped (``plan``: one
-   ``owners`` call of netpool.ipam.reservation per state, pool, key, settings and store, in inventory order), each
-   group reserved in one transaction (``_inprocess.run_task``), and the index of what each host got (``facts``);
+2. once, after them, when the requests wait for it (``batch``): the requests checked and grouped
+   (``group_requests``: one ``owners`` call of netpool.ipam.reservation per state, pool, key, settings and store,
+   in inventory order), each group reserved in one transaction (``_inprocess.run_task``), and the index of what
+   each host got (``facts``);
 3. a ``set_fact`` of the role's facts (``ipam_address``...) as templates that read, for the host they are read
    for, that host's entry: in its own request's result (reserved alone) or in the index of step 2 (``fact``). A
    value set by a task run once is the same on every host; a template evaluated where it is read gives each host
@@ -24,6 +25,7 @@ This is a private module: it may change at any time. The role (roles/reserve/tas
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
@@ -101,12 +103,12 @@ def validate(values):
                                  % '; '.join(checked.error_messages), secrets)
 
 
-#: the strategies ansible-core ships, by whether they run the hosts of a batch together
+#: the strategies ansible-core ships, by whether they run the hosts of a play (of one ``serial`` pass) together
 _TOGETHER = {'linear': True, 'debug': True, 'free': False, 'host_pinned': False}
 
 
 def _runs_hosts_together(strategy):
-    """Whether the strategy plugin named ``strategy`` runs each task on every host of the batch before the next
+    """Whether the strategy plugin named ``strategy`` runs each task on every host of the play before the next
     one, and a task run once once (``linear`` and what builds on it: ``debug``). ``free`` and ``host_pinned`` run
     each host on its own, and a task run once on every host. Another plugin is asked whether it builds on
     ``linear``."""
@@ -293,7 +295,7 @@ def _mac(request):
     return mac or None
 
 
-def plan(requests):
+def group_requests(requests):
     """The role's requests (one per host, inventory order) checked and grouped: ``{'error': str, 'groups': [...]}``.
 
     A group is one call of netpool.ipam.reservation: ``args`` (its options), ``defaults`` (its store settings, for
@@ -304,7 +306,6 @@ def plan(requests):
     for request in requests or []:
         state = request.get('state') or 'present'
         host = request['host']
-        owner = request.get('owner') if _set(request.get('owner')) else host
         if state not in ('present', 'absent'):
             errors.append('ipam_state of %s is %r: use present or absent.' % (host, state))
             continue
@@ -316,47 +317,7 @@ def plan(requests):
         if state == 'absent' and pool is None and key is not None:
             key_only.append(host)
             continue
-        present = state == 'present'
-        force = boolean(request.get('force') or False, strict=False) if present else None
-        reassign = boolean(request.get('reassign') or False, strict=False) if present else None
-        family = request.get('family') if present and _set(request.get('family')) else None
-        align_with = request.get('align_with') if present and _set(request.get('align_with')) else None
-        ttl = request.get('ttl') if present and _set(request.get('ttl')) else None
-        settings = tuple((name, request[name]) for name in STORE if _set(request.get(name)))
-        group_key = (state, pool, key, family, align_with, str(ttl), force, reassign, settings)
-        group = groups.get(group_key)
-        if group is None:
-            args = {'state': state}
-            for name, value in (('pool', pool), ('key', key), ('family', family), ('align_with', align_with),
-                                ('ttl', ttl)):
-                if value is not None:
-                    args[name] = value
-            if present:
-                args.update(force=force, reassign=reassign)
-            group = groups[group_key] = {
-                'args': args, 'defaults': dict(settings), 'hosts': [], 'owners': [], '_seen': set(),
-                'label': '%s %s%s' % (state, pool or '(every pool)', '/' + key if key else ''),
-            }
-        group['hosts'].append([host, owner])
-        if owner in group['_seen']:
-            continue
-        group['_seen'].add(owner)
-        if not present:
-            group['owners'].append(owner)
-            continue
-        element = {'owner': owner}
-        if _set(request.get('address')):
-            element['address'] = request['address']
-        metadata = {}
-        mac = _mac(request) if boolean(request.get('metadata_mac', True), strict=False) else None
-        if mac:
-            metadata['mac'] = mac
-        if _set(request.get('hostname')):
-            metadata['hostname'] = request['hostname']
-        metadata.update(request.get('metadata') or {})
-        if metadata:
-            element['metadata'] = metadata
-        group['owners'].append(element)
+        _add_host(_group_of(groups, request, state, pool, key), request)
     if no_pool:
         errors.append('set ipam_pool (the pool to reserve in) for %s.' % ', '.join(no_pool))
     if key_only:
@@ -371,18 +332,71 @@ def plan(requests):
     return {'error': 'netpool.ipam.reserve: ' + ' '.join(errors) if errors else '', 'groups': result}
 
 
+def _group_of(groups, request, state, pool, key):
+    """The group of ``groups`` (by what its call's options are) that ``request`` joins, made when it is the first."""
+    present = state == 'present'
+    force = boolean(request.get('force') or False, strict=False) if present else None
+    reassign = boolean(request.get('reassign') or False, strict=False) if present else None
+    family = request.get('family') if present and _set(request.get('family')) else None
+    align_with = request.get('align_with') if present and _set(request.get('align_with')) else None
+    ttl = request.get('ttl') if present and _set(request.get('ttl')) else None
+    settings = tuple((name, request[name]) for name in STORE if _set(request.get(name)))
+    group_key = (state, pool, key, family, align_with, str(ttl), force, reassign, settings)
+    group = groups.get(group_key)
+    if group is None:
+        args = {'state': state}
+        for name, value in (('pool', pool), ('key', key), ('family', family), ('align_with', align_with),
+                            ('ttl', ttl)):
+            if value is not None:
+                args[name] = value
+        if present:
+            args.update(force=force, reassign=reassign)
+        group = groups[group_key] = {
+            'args': args, 'defaults': dict(settings), 'hosts': [], 'owners': [], '_seen': set(),
+            'label': '%s %s%s' % (state, pool or '(every pool)', '/' + key if key else ''),
+        }
+    return group
+
+
+def _add_host(group, request):
+    """Add the host of ``request`` to ``group``, and its owner to the group's owners unless a host before it
+    named that owner."""
+    host = request['host']
+    owner = request.get('owner') if _set(request.get('owner')) else host
+    group['hosts'].append([host, owner])
+    if owner in group['_seen']:
+        return
+    group['_seen'].add(owner)
+    if group['args']['state'] != 'present':
+        group['owners'].append(owner)
+        return
+    element = {'owner': owner}
+    if _set(request.get('address')):
+        element['address'] = request['address']
+    metadata = {}
+    mac = _mac(request) if boolean(request.get('metadata_mac', True), strict=False) else None
+    if mac:
+        metadata['mac'] = mac
+    if _set(request.get('hostname')):
+        metadata['hostname'] = request['hostname']
+    metadata.update(request.get('metadata') or {})
+    if metadata:
+        element['metadata'] = metadata
+    group['owners'].append(element)
+
+
 def batch(requests, check=False):
-    """The requests reserved (``reserve_request`` with ``batch``, or one host's alone): planned (``plan``), each
-    group reserved or released by one call of netpool.ipam.reservation (one transaction, as its task would be,
-    ``_inprocess.run_task``), and the index of what each host got (``facts``), each host's ``previous`` entry (what
-    the role gave it earlier in the play) carried on."""
+    """The requests reserved (``reserve_request`` with ``batch``, or one host's alone): grouped
+    (``group_requests``), each group reserved or released by one call of netpool.ipam.reservation (one
+    transaction, as its task would be, ``_inprocess.run_task``), and the index of what each host got (``facts``),
+    each host's ``previous`` entry (what the role gave it earlier in the play) carried on."""
     previous = {'hosts': dict((r['host'], r['previous']) for r in requests or () if r.get('previous'))}
-    the_plan = plan(requests)
-    if the_plan['error']:
-        return facts({'results': []}, {'groups': [{'error': the_plan['error']}]}, previous, check)
+    grouping = group_requests(requests)
+    if grouping['error']:
+        return facts({'results': []}, {'groups': [{'error': grouping['error']}]}, previous, check)
     results = [_inprocess.run_task('reservation', dict(group['args'], **group['defaults']), check=check, diff=True)
-               for group in the_plan['groups']]
-    return facts({'results': results}, the_plan, previous, check)
+               for group in grouping['groups']]
+    return facts({'results': results}, grouping, previous, check)
 
 
 def _owner_message(group, failure):
@@ -400,10 +414,10 @@ def _owner_message(group, failure):
         who, msg, failure.get('error', 'unknown'))
 
 
-def facts(results, the_plan=None, previous=None, check=False):
+def facts(results, grouping=None, previous=None, check=False):
     """The index of what each host got, from ``results``: ``{'results': [the result of each call]}``, in the order
-    of the groups of ``the_plan`` (the plan of the calls; by default, the ``item`` of each result). A group with
-    an ``error`` (the requests were wrong, nothing was reserved) is the failure that stops the play.
+    of the groups of ``grouping`` (``group_requests``: the calls; by default, the ``item`` of each result). A group
+    with an ``error`` (the requests were wrong, nothing was reserved) is the failure that stops the play.
 
     ``{'hosts': {host: {'reservation', 'reservation6', 'released', 'reservations', 'changed'}}, 'fatal': message,
     'table': lines, 'changed': [hosts]}``; ``reservation6`` is the IPv6 reservation of ``ipam_family: dual`` (None
@@ -413,71 +427,91 @@ def facts(results, the_plan=None, previous=None, check=False):
     (``fatal``), but a pool this run would create in check mode.
     """
     hosts = dict((previous or {}).get('hosts') or {})
-    fatal, lines, changed = '', [], []
+    lines, changed = [], []
     loop = (results or {}).get('results') or []
-    groups = the_plan.get('groups') or [] if the_plan is not None else [result.get('item') or {} for result in loop]
-    for group in groups:
-        if group.get('error'):
-            fatal = fatal or group['error']
+    groups = grouping.get('groups') or [] if grouping is not None else [result.get('item') or {} for result in loop]
+    fatal = next((group['error'] for group in groups if group.get('error')), '')
     for group, result in zip(groups, loop):
         if group.get('error'):
             continue
         if result.get('failed'):
             if check and result.get('error') == 'pool_not_found':
-                for host, _owner in group['hosts']:
-                    lines.append((host, 'no address (its pool does not exist yet: check mode)'))
+                lines.extend((host, 'no address (its pool does not exist yet: check mode)')
+                             for host, _owner in group['hosts'])
                 continue
             fatal = fatal or _secrets.hide(_owner_message(group, result), _secrets.find(group['defaults']))
             continue
-        state = group['args']['state']
-        if state == 'present':
-            held = dict((r['owner'], r) for r in result.get('reservations') or [])
-            held6 = dict((r['owner'], r) for r in result.get('reservations6') or [])
-            # the diff lists the reservations before in the order of the owners ({} for a new one)
-            owners = [element['owner'] for element in group['args']['owners']]
-            diff = (result.get('diff') or {}).get('before') or {}
-            before = dict(zip(owners, diff.get('reservations') or []))
-            before6 = dict(zip(owners, diff.get('reservations6') or []))
+        if group['args']['state'] == 'present':
+            update = functools.partial(_reserved_entry, holdings=_holdings(group, result))
         else:
-            released = result.get('released') or []
+            update = functools.partial(_released_entry, released=result.get('released') or [])
         for host, owner in group['hosts']:
             entry = dict(hosts.get(host) or {})
-            reservations = dict(entry.get('reservations') or {})
-            if state == 'present':
-                reservation = held.get(owner)
-                if reservation is None:
-                    continue
-                reservation6 = held6.get(owner)
-                moved = (before.get(owner) or {}).get('address') != reservation.get('address') or (
-                    reservation6 is not None and (before6.get(owner) or {}).get('address') != reservation6['address'])
-                reservations['%s/%s' % (reservation['pool'], reservation['key'])] = reservation
-                if reservation6 is not None:
-                    reservations['%s/%s/ipv6' % (reservation6['pool'], reservation6['key'])] = reservation6
-                entry.update(reservation=reservation, reservation6=reservation6, reservations=reservations,
-                             changed=moved)
-                note = 'predicted' if reservation.get('predicted') else ('changed' if moved else '')
-                six = '' if reservation6 is None else ', %s gateway %s' % (
-                    reservation6.get('cidr') or reservation6['address'], reservation6.get('gateway') or '-')
-                lines.append((host, '%-6s %-18s gateway %s%s%s' % (
-                    reservation['pool'] if reservation['key'] == 'default' else reservation['pool'] + '/' + reservation['key'],
-                    reservation.get('cidr') or reservation['address'], reservation.get('gateway') or '-', six,
-                    ' (%s)' % note if note else '')))
-            else:
-                mine = [r for r in released if r.get('owner') == owner]
-                for r in mine:
-                    reservations.pop('%s/%s' % (r.get('pool'), r.get('key')), None)
-                    reservations.pop('%s/%s/ipv6' % (r.get('pool'), r.get('key')), None)
-                entry.update(reservation=None, reservation6=None, reservations=reservations, released=mine,
-                             changed=bool(mine))
-                lines.append((host, 'released %s' % (', '.join(r.get('address', '?') for r in mine) or 'nothing')))
+            line = update(entry, owner)
+            if line is None:
+                continue
+            lines.append((host, line))
             if entry.get('changed'):
                 changed.append(host)
-            got = entry.get('reservation') or {}
-            entry.update((field, got.get(field)) for field in ADDRESS_FIELDS)
-            got6 = entry.get('reservation6') or {}
-            entry.update((field, got6.get(field[:-1])) for field in ADDRESS6_FIELDS)
-            entry['dns'] = got.get('dns', [])
-            hosts[host] = entry
+            hosts[host] = _with_address_fields(entry)
     width = max([len(line[0]) for line in lines] + [7])
     table = ['%-*s %s' % (width, host, what) for host, what in lines]
     return {'hosts': hosts, 'fatal': fatal, 'table': table, 'changed': changed}
+
+
+def _holdings(group, result):
+    """What the owners of a group that reserved hold after its call and held before it: ``(after, after6, before,
+    before6)``, each ``{owner: reservation}``. The diff lists the reservations before in the order of the owners
+    (``{}`` for a new one)."""
+    owners = [element['owner'] for element in group['args']['owners']]
+    diff = (result.get('diff') or {}).get('before') or {}
+    return (dict((r['owner'], r) for r in result.get('reservations') or []),
+            dict((r['owner'], r) for r in result.get('reservations6') or []),
+            dict(zip(owners, diff.get('reservations') or [])), dict(zip(owners, diff.get('reservations6') or [])))
+
+
+def _reserved_entry(entry, owner, holdings):
+    """Update a host's ``entry`` with what ``owner`` holds after its group reserved (``_holdings``); the host's line
+    of the table, or None (and ``entry`` left alone) when the owner holds nothing there."""
+    after, after6, before, before6 = holdings
+    reservation = after.get(owner)
+    if reservation is None:
+        return None
+    reservation6 = after6.get(owner)
+    moved = (before.get(owner) or {}).get('address') != reservation.get('address') or (
+        reservation6 is not None and (before6.get(owner) or {}).get('address') != reservation6['address'])
+    reservations = dict(entry.get('reservations') or {})
+    reservations['%s/%s' % (reservation['pool'], reservation['key'])] = reservation
+    if reservation6 is not None:
+        reservations['%s/%s/ipv6' % (reservation6['pool'], reservation6['key'])] = reservation6
+    entry.update(reservation=reservation, reservation6=reservation6, reservations=reservations, changed=moved)
+    note = 'predicted' if reservation.get('predicted') else ('changed' if moved else '')
+    ipv6_text = '' if reservation6 is None else ', %s gateway %s' % (
+        reservation6.get('cidr') or reservation6['address'], reservation6.get('gateway') or '-')
+    return '%-6s %-18s gateway %s%s%s' % (
+        reservation['pool'] if reservation['key'] == 'default' else reservation['pool'] + '/' + reservation['key'],
+        reservation.get('cidr') or reservation['address'], reservation.get('gateway') or '-', ipv6_text,
+        ' (%s)' % note if note else '')
+
+
+def _released_entry(entry, owner, released):
+    """Update a host's ``entry`` with what its group's call ``released`` of ``owner``'s; the host's line of the
+    table."""
+    owners_released = [r for r in released if r.get('owner') == owner]
+    reservations = dict(entry.get('reservations') or {})
+    for r in owners_released:
+        reservations.pop('%s/%s' % (r.get('pool'), r.get('key')), None)
+        reservations.pop('%s/%s/ipv6' % (r.get('pool'), r.get('key')), None)
+    entry.update(reservation=None, reservation6=None, reservations=reservations, released=owners_released,
+                 changed=bool(owners_released))
+    return 'released %s' % (', '.join(r.get('address', '?') for r in owners_released) or 'nothing')
+
+
+def _with_address_fields(entry):
+    """``entry`` with the fields of its reservations the role's facts read (``ipam_address``, ``ipam_cidr6``...)."""
+    got = entry.get('reservation') or {}
+    entry.update((field, got.get(field)) for field in ADDRESS_FIELDS)
+    got6 = entry.get('reservation6') or {}
+    entry.update((field, got6.get(field[:-1])) for field in ADDRESS6_FIELDS)
+    entry['dns'] = got.get('dns', [])
+    return entry

@@ -17,7 +17,7 @@ from unittest.mock import MagicMock
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 FIXTURES = os.path.join(ROOT, 'tests', 'unit', 'fixtures')
@@ -40,12 +40,12 @@ def fresh_spec(kind, directory):
 
 
 def snapshot(store, spec):
-    """What must not change: the full content (``export_state``), and for JSON the file's bytes."""
+    """What must not change: the full content (``export_document``), and for JSON the file's bytes."""
     raw = None
     if spec.endswith('.json') and os.path.exists(spec):
         with open(spec, 'rb') as f:
             raw = f.read()
-    return export_state(store), raw
+    return export_document(store), raw
 
 
 def ansible_bin(name):

@@ -21,8 +21,8 @@ def derive(pool, pools, held, resting):
     withholds (its gateway, network and broadcast addresses, exclusions) is free in none of the pools below it
     (``_tree``); ``held(version, first, last)`` lists the addresses held by any reservation of the namespace in
     that span (a parent's forced reservation inside a child is held for the child too); ``resting`` maps a version to the addresses resting
-    under a reuse delay in any pool of the namespace: pools of a namespace overlap only within a parent/child
-    family, so an address resting in one pool of a family is free in none of them until its delay is over."""
+    under a reuse delay in any pool of the namespace: pools of a namespace overlap only within a pool
+    tree, so an address resting in one pool of a tree is free in none of them until its delay is over."""
     tree = Tree(pools)
     spans = []
     for subnet in pool.subnets:

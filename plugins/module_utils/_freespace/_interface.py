@@ -51,7 +51,7 @@ class FreeSpace(abc.ABC):
         ``until`` (an ISO time string) has passed."""
 
     @abc.abstractmethod
-    def settle(self, pool, now):
+    def end_rests(self, pool, now):
         """End the rests of ``pool`` that are over at ``now``: give those addresses back."""
 
     @abc.abstractmethod

@@ -58,7 +58,7 @@ class Spans(FreeSpace):
                 if self._give(other, version, n):
                     return
 
-    def settle(self, pool, now):
+    def end_rests(self, pool, now):
         for v, n, _until in self.store.released(pool.namespace, pool.name, due=now):
             self.store.remove_released(pool.namespace, pool.name, v, n)
             self.give_back(pool, v, n)

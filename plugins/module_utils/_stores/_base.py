@@ -13,7 +13,7 @@ rule of SPEC §3 lives once, in ``_service.Service``.
 How free space is found and kept is one component behind this interface
 (SPEC §5, ``_freespace``): ``Store.free_space()`` returns the store's ``FreeSpace``, which
 allocates an address, takes a requested one, gives one back (now or after
-the pool's reuse delay), settles the delays that are over and rebuilds a
+the pool's reuse delay), ends the rests that are over and rebuilds a
 pool's free space. The stores that keep free spans (SQLite, PostgreSQL,
 JSON) are ``SpanStore``s: they offer span primitives and share one
 implementation of it, ``_freespace._spans.Spans``; a store that allocates for
@@ -114,7 +114,7 @@ class Store(abc.ABC):
         together with its pool lock and its first read, so that asking for them later costs nothing. A store
         without the capability reads as it goes: nothing to do."""
 
-    def applied(self, evidence):
+    def commit_landed(self, evidence):
         """Whether the transaction that wrote ``evidence`` is in the store: asked (by ``_retry``) only of a store
         that raised an error marked ``_retry.COMMIT`` with that evidence, after the answer to its COMMIT was
         lost. A store that never does needs no answer."""

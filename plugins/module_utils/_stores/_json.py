@@ -60,7 +60,7 @@ def _strerror(error):
     return error.strerror or str(error)
 
 
-def _what_to_do(error, directory):
+def _write_remedy(error, directory):
     """What the user can do about ``error`` (an ``OSError`` writing into ``directory``)."""
     code = error.errno
     if code in (errno.ENOSPC, errno.EDQUOT):
@@ -242,6 +242,24 @@ class JsonStore(SpanStore):
         """Replace the document by the state in memory (see the module docstring); ``StoreUnavailable`` when
         the disk refuses. ``transaction`` drops the state in memory when this raises."""
         directory = os.path.dirname(self.path)
+        self._check_writable(directory)
+        self._replace(self._state.document(), directory)
+        # The document is replaced: from here on every reader sees the change, so no failure may say "not
+        # changed" (``_sync_directory``). Either way the state in memory is dropped (by ``transaction``, or
+        # here), so the next transaction reads the file again rather than trusting memory.
+        self._sync_directory(directory)
+        # Keep the new document open (``_pin``). Reopening it can only fail for reasons that do not touch what
+        # was written and synced (no file descriptor left, the file replaced by hand meanwhile): the change is
+        # done and durable, so this is success; the state in memory is dropped and the next transaction reads
+        # the file again (and reports whatever then stops it from reading it).
+        try:
+            self._pin(open(self.path))
+        except OSError:
+            self._forget()
+
+    def _check_writable(self, directory):
+        """``StoreUnavailable`` (read only) unless the document, its ``directory`` and its lock file let this user
+        write."""
         if os.path.exists(self.path) and not os.access(self.path, os.W_OK):
             raise read_only('JSON store %s' % self.path, 'the file is not writable by the user running Ansible')
         if not os.access(directory, os.W_OK):
@@ -250,7 +268,10 @@ class JsonStore(SpanStore):
         if not self._locked:
             raise read_only('JSON store %s' % self.path, 'its lock file %s cannot be opened by the user running '
                             'Ansible' % self._lock_path)
-        text = self._state.document()
+
+    def _replace(self, text, directory):
+        """Write ``text`` to a temporary file of ``directory``, synced, and rename it over the document; a failure
+        removes the temporary file and is ``StoreUnavailable`` saying the store was not changed."""
         prefix = '.%s.' % os.path.basename(self.path)
         # Temporary files are only made under the exclusive lock we hold: any left is a killed writer's.
         for stale in glob.glob(os.path.join(glob.escape(directory), glob.escape(prefix) + '*')):
@@ -273,13 +294,13 @@ class JsonStore(SpanStore):
                 except OSError:
                     pass
             raise StoreUnavailable('Cannot write the JSON store %s: %s. The store was not changed. %s'
-                                   % (self.path, _strerror(e), _what_to_do(e, directory)))
-        # The document is replaced: from here on every reader sees the change, so no failure may say "not
-        # changed". A directory that cannot be synced leaves the rename possibly not durable (a power cut
-        # could undo it): that is reported as store_unavailable saying the change was written (running the
-        # task again is safe: it finds the change done), unless the file system does not sync directories at
-        # all (EINVAL, EOPNOTSUPP: SQLite ignores that too). Either way the state in memory is dropped (by
-        # ``transaction``, or here), so the next transaction reads the file again rather than trusting memory.
+                                   % (self.path, _strerror(e), _write_remedy(e, directory)))
+
+    def _sync_directory(self, directory):
+        """Sync ``directory`` after the rename. A directory that cannot be synced leaves the rename possibly not
+        durable (a power cut could undo it): that is reported as store_unavailable saying the change was written
+        (running the task again is safe: it finds the change done), unless the file system does not sync
+        directories at all (EINVAL, EOPNOTSUPP: SQLite ignores that too)."""
         try:
             dir_fd = os.open(directory, os.O_RDONLY)
             try:
@@ -292,14 +313,6 @@ class JsonStore(SpanStore):
                                        'failed: %s. The change is in the file, but a crash or power cut of this '
                                        'machine could undo it. Check the disk; running the task again is safe (it '
                                        'finds the change done).' % (self.path, directory, _strerror(e)))
-        # Keep the new document open (``_pin``). Reopening it can only fail for reasons that do not touch what
-        # was written and synced (no file descriptor left, the file replaced by hand meanwhile): the change is
-        # done and durable, so this is success; the state in memory is dropped and the next transaction reads
-        # the file again (and reports whatever then stops it from reading it).
-        try:
-            self._pin(open(self.path))
-        except OSError:
-            self._forget()
 
     def _forget(self):
         """Drop the document in memory: the next transaction reads the file again."""

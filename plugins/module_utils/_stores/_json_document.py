@@ -346,7 +346,7 @@ def migrate_3(document):
 MIGRATIONS = {1: migrate_1, 2: migrate_2, 3: migrate_3}
 
 
-def _current(document):
+def _migrated(document):
     """A parsed document brought to this collection's schema version (``MIGRATIONS``); ValueError for one that
     is not a netpool.ipam document, or is newer than this collection."""
     version = document.get('schema_version') if isinstance(document, dict) else None
@@ -404,7 +404,7 @@ def merge(base, ours, theirs):
     What no object merge sees (each side took the same free address for another owner, pools of the two sides
     now overlap) is seen by the store's own read check (``read``), run on the merged document: ``Refused``, for
     a document the store would refuse to read, is raised rather than the document returned."""
-    sides = [_objects(_current(d)) for d in (base, ours, theirs)]
+    sides = [_objects(_migrated(d)) for d in (base, ours, theirs)]
     (o, o_history), (a, a_history), (b, b_history) = sides
     merged, conflicts = {}, []
     for ident in sorted(set(o) | set(a) | set(b)):

@@ -81,7 +81,7 @@ This is a private module: it may change at any time.
   attempt may make (``RETRY_CONNECT``); a transaction rolled back by a lost
   connection or a SQLSTATE of ``RETRY_SQLSTATES``/class 08; a COMMIT whose
   answer was lost, with the transaction's last history entry as the evidence
-  ``applied`` looks for. Within a task's retries a transaction ends at the
+  ``commit_landed`` looks for. Within a task's retries a transaction ends at the
   deadline: the process's watchdog thread (``_retry.watch``, one per
   process) shuts the socket of a server that does not
   answer, and ``connect_timeout``/``lock_timeout`` stay within what is left. A process forked from the one that

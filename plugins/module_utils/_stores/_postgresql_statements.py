@@ -55,7 +55,7 @@ class Statements(connection.Connection):
     #: transaction, which the pipeline's Sync commits (see ``_statement``)
     _implicit = False
     #: whether the transaction's connection was opened for it (a dead one is not opened again)
-    _fresh = False
+    _new_connection = False
     #: the statements sent since BEGIN while no answer was read yet (None once one was): sent again, on a
     #: new connection, if the connection is found dead at the first answer
     _replay = None
@@ -175,11 +175,11 @@ class Statements(connection.Connection):
         yet), open another once, send the transaction again and ``read`` the last statement's cursor; otherwise
         raise ``error``."""
         replay, self._replay = self._replay, None
-        if replay is None or self._fresh or self._hung or not (self._conn.closed or self._conn.broken):
+        if replay is None or self._new_connection or self._hung or not (self._conn.closed or self._conn.broken):
             raise error     # (a connection the watchdog hung up on at the deadline is not found dead: it is given up)
         self._leave_pipeline(error)
         self._connect()
-        self._fresh = True
+        self._new_connection = True
         if self._implicit and not self._implicit_ok:    # a server whose default changed meanwhile
             replay = [('BEGIN ISOLATION LEVEL READ COMMITTED', ())] + replay
             self._implicit = False

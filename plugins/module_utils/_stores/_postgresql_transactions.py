@@ -74,8 +74,8 @@ class Transactions(Statements):
                            "SET LOCAL lock_timeout = '%s'" % self._lock_timeout)
         self._entry, self._committing, self._hung = None, False, False
         self._own_connection()
-        self._fresh = self._conn is None or self._conn.closed
-        if self._fresh:
+        self._new_connection = self._conn is None or self._conn.closed
+        if self._new_connection:
             self._connect()
         # A write transaction that commits and begins with its lock (a reservation's) sends neither BEGIN nor
         # COMMIT: the statements of a pipeline up to its Sync are one transaction to the server (the extended
@@ -154,7 +154,7 @@ class Transactions(Statements):
         super(Transactions, self).add_history(entry)
         self._entry = entry
 
-    def applied(self, evidence):
+    def commit_landed(self, evidence):
         """Whether the history entry ``evidence`` (of a lost commit) is in the store: then the transaction
         that wrote it was committed (only it can have written that entry: the service writes an entry for a
         change under the lock of what it changes)."""

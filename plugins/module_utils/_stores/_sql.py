@@ -549,7 +549,7 @@ class SqlStore(SpanStore):
             found = []
         rows = '; '.join(_name_row(table, row) for row in found[:3]) or 'table %s' % table
         return DamagedRow('The %s holds a damaged row (%s): %s. %s' % (
-            self._describe(), rows, _what(error), _what_to_do(table)), table=table)
+            self._describe(), rows, _damage_text(error), _damage_remedy(table)), table=table)
 
     def damaged_rows(self, namespace=None):
         found = []
@@ -564,7 +564,7 @@ class SqlStore(SpanStore):
                     _read_row(table, values)
                 except _DAMAGE as e:
                     found.append({'table': table, 'namespace': key[0], 'pool': key[1], 'row': _name_row(table, key),
-                                  'error': _what(e)})
+                                  'error': _damage_text(e)})
         return found
 
     def namespaces(self):
@@ -572,14 +572,15 @@ class SqlStore(SpanStore):
                                          'ORDER BY 1')]
 
 
-def _what(error):
+def _damage_text(error):
     """What is wrong with a damaged row, in one line."""
     if isinstance(error, KeyError):
         return 'its data lacks the key %s' % error
     return '%s: %s' % (type(error).__name__, error)
 
 
-def _what_to_do(table):
+def _damage_remedy(table):
+    """What the user can do about a damaged row of ``table``."""
     if table == 'free_span':
         return ('Free spans are derived: run netpool.ipam.info with repair: true to rebuild them (verify: true lists '
                 'every damaged row first).')

@@ -14,7 +14,7 @@ NetBox going away (refused or reset connections, a request whose answer is lost,
 server starting or stopping) is marked for ``_retry`` here (``gone``), so that the task runs again until its
 ``timeout``: a read, or a write that cannot have reached NetBox, as nothing kept; a write whose answer is lost as a
 lost commit, whose evidence (the history tokens of its changelog message, and whether writes sent before it were
-kept) the store's ``applied`` resolves by reading NetBox's change log before the next attempt. Such a write is never
+kept) the store's ``commit_landed`` resolves by reading NetBox's change log before the next attempt. Such a write is never
 sent again blindly: the next attempt reads what NetBox holds first.
 """
 
@@ -339,7 +339,7 @@ class Client(object):
 
     def due(self, namespace, time):
         """The IP addresses of a namespace whose ``netpool_expires`` is at or before ``time``: expired leases and
-        rests that are over, of every pool, in one read per transaction (a change expires its pool's family)."""
+        rests that are over, of every pool, in one read per transaction (a change expires its pool's tree)."""
         key = (namespace, time)
         if key not in self.tx.due and namespace in self.tx.read and time <= self.tx.read[namespace][0]:
             self.tx.due[key] = [o for o in self.tx.read[namespace][1] if (

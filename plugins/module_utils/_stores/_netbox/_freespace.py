@@ -213,7 +213,7 @@ class NetboxFreeSpace(FreeSpace):
         found = self._resting(pool, v_n=(version, n))
         return found[0][2] if found else None
 
-    def settle(self, pool, now):
+    def end_rests(self, pool, now):
         for v, n, _until, ident in self._resting(pool, due=now):
             self.client.later(functools.partial(self.client.delete_address, ident), frees=(v, n))
 

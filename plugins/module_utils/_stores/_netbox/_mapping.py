@@ -37,7 +37,7 @@ query ($claim: String!, $pool: String!) {
   p: prefix_list(filters: {custom_field_data: {path: "netpool_pool", lookup: {string_lookup: {exact: $pool}}}}) {
     id prefix custom_field_data vrf { id name } tags { slug } } }'''.split())
 #: what a change of a pool's reservations reads, in one GraphQL request (``NetboxStore.expect``): the reservations
-#: of its claims, the prefixes of every pool (the pool's family), the pool's IP ranges, and the IP addresses whose
+#: of its claims, the prefixes of every pool (the pool's tree), the pool's IP ranges, and the IP addresses whose
 #: netpool_expires is due (leases that ran out, rests that are over)
 READ_FOR_CHANGE = ' '.join('''
 query ($claims: String!, $pool: String!, $from: String!, $to: String!) {

@@ -104,7 +104,7 @@ class NetboxStore(Store):
         except BaseException as e:
             if _retry.kind_of(e) == _retry.COMMIT:
                 # a write NetBox may have applied, its answer lost: nothing is undone (it cannot be, unseen); the
-                # next attempt reads what NetBox holds, after ``applied`` has read whether the write was kept
+                # next attempt reads what NetBox holds, after ``commit_landed`` has read whether the write was kept
                 raise
             if not self.client.undo(tx) and _retry.kind_of(e) is not None:
                 _retry.mark(e, _retry.COMMIT, {'kept': True, 'tokens': []})     # what was sent stays
@@ -114,7 +114,7 @@ class NetboxStore(Store):
         finally:
             self.client.tx = None
 
-    def applied(self, evidence):
+    def commit_landed(self, evidence):
         """Whether the writes of a transaction that NetBox went away from are in NetBox (``_retry``): those it
         answered and were not undone (``kept``), or the write whose answer was lost, found in NetBox's change log by
         the history token of its changelog message (one request: NetBox applies a request whole, a bulk allocation
@@ -166,7 +166,7 @@ class NetboxStore(Store):
         if self.client.tx is not None and key in self.client.tx.pools:
             return self.client.tx.pools[key]
         if self.client.tx is not None and (self.client.tx.write or namespace in self.client.tx.listed):
-            pool = self._listed(namespace).get(name)    # a change reads the pool's family too: one request
+            pool = self._listed(namespace).get(name)    # a change reads the pool's tree too: one request
         else:
             pool = pools_of(namespace, self._prefixes(namespace, name), whole=False).get(name)
             if pool is None:    # a pool nested in another's prefix (or none): the namespace's prefixes say

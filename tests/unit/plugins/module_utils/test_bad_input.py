@@ -14,7 +14,7 @@ PostgreSQL when a server answers):
 - ``LOOKUP_CASES`` go through ``lookup('netpool.ipam.address', ...)``;
 - ``PLAYBOOK_CASES`` run in one real ``ansible-playbook`` (JSON callback) on SQLite.
 
-"Unchanged" is the full content (``export_state``) on every store, and the
+"Unchanged" is the full content (``export_document``) on every store, and the
 file's bytes on JSON. "Clear" is: a message, no traceback, and the words that
 say what is wrong (usually the offending value).
 

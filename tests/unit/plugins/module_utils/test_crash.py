@@ -43,7 +43,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 from ansible_collections.netpool.ipam.plugins.modules import info as info_module, reservation as reservation_module
 
 from ansible_collections.netpool.ipam.tests.support.reliability import FILE_KINDS, action, snapshot
@@ -120,7 +120,7 @@ def _verify(spec, acked, released, pending=()):
     """
     store = open_store(spec)
     try:
-        doc = export_state(store)
+        doc = export_document(store)
     finally:
         store.close()
     found = dict((r['owner'], r['address']) for r in doc['reservations'] if r['pool'] == 'crash')
@@ -290,7 +290,7 @@ def test_full_disk_tmpfs(tiny_fs, kind):
     store.close()
     # a fresh process sees everything acknowledged
     fresh = open_store(spec)
-    doc = export_state(fresh)
+    doc = export_document(fresh)
     found = dict((r['owner'], r['address']) for r in doc['reservations'])
     assert all(found.get(o) == a for o, a in acked.items())
     assert 'one-more' not in found
@@ -349,7 +349,7 @@ def test_file_size_limit(tmp_path, kind):
     acked = dict(line.split()[1:] for line in lines[:-1])
     assert len(acked) >= 2, output
     store = open_store(spec)
-    doc = export_state(store)
+    doc = export_document(store)
     found = dict((r['owner'], r['address']) for r in doc['reservations'])
     assert found == acked
     assert Service(store).reserve('big', 'after')['changed'] is True

@@ -87,7 +87,7 @@ def _reservation(owner, address=None):
                        created_at='2026-01-01T00:00:00Z', updated_at='2026-01-01T00:00:00Z')
 
 
-def test_spans_allocate_take_give_back_and_settle(store):
+def test_spans_allocate_take_give_back_and_end_rests(store):
     web = pool('web', '10.0.0.0/29', reuse_delay=60)
     with store.transaction():
         store.save_pool(web)
@@ -104,9 +104,9 @@ def test_spans_allocate_take_give_back_and_settle(store):
             (4, n('10.0.0.3'), n('10.0.0.3')), (4, n('10.0.0.5'), n('10.0.0.5'))]
         free.give_back(web, 4, n('10.0.0.4'), until='2026-01-01T00:01:00Z')     # rests: not free yet
         assert free.resting(web) == [(4, n('10.0.0.4'), '2026-01-01T00:01:00Z')]
-        free.settle(web, '2026-01-01T00:00:59Z')
+        free.end_rests(web, '2026-01-01T00:00:59Z')
         assert free.resting(web) == [(4, n('10.0.0.4'), '2026-01-01T00:01:00Z')]
-        free.settle(web, '2026-01-01T00:01:00Z')
+        free.end_rests(web, '2026-01-01T00:01:00Z')
         assert free.resting(web) == []
         assert free.spans(web) == [(4, n('10.0.0.2'), n('10.0.0.6'))]
         free.give_back(web, 4, first)

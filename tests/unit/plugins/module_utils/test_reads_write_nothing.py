@@ -198,7 +198,7 @@ def held(spec):
     """What the store holds, but for its schema version."""
     store = open_store(spec)
     try:
-        state = _transfer.export_state(store)
+        state = _transfer.export_document(store)
     finally:
         store.close()
     state.pop('schema_version')

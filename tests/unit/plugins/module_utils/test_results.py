@@ -14,7 +14,7 @@ import pytest
 from ansible_collections.netpool.ipam.plugins.module_utils._results import MAP_LIMIT, Results, percent
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
 
@@ -98,11 +98,11 @@ def test_results_only_read(svc, results, clock):
     svc.reserve('web', 'gone')
     svc.release(owner='gone')
     clock.advance(7200)                                 # the lease expired and both delays are over
-    before = export_state(svc.store)
+    before = export_document(svc.store)
     pool = pool_of(svc, 'web')
     results.pool(pool, with_map=True)
     results.stats(pool)
-    assert export_state(svc.store) == before
+    assert export_document(svc.store) == before
 
 
 def test_a_range_gets_a_map_up_to_the_limit(svc, results):

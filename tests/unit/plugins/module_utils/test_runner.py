@@ -121,8 +121,8 @@ def test_store_opened_once_per_process(store):
     p = params('info', store)
     first = _runner.service_for(p)
     assert _runner.service_for(p) is first
-    key = _runner._store_key(p, None)
-    assert key[0] == os.getpid()
+    settings = _runner._store_settings(p, None)
+    assert settings[0] == os.getpid()
 
 
 def test_relative_store_resolves_against_base_dir(tmp_path):

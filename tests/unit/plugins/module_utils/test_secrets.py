@@ -34,7 +34,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import Invali
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import dsn_keywords, open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
@@ -168,7 +168,7 @@ def test_a_real_postgresql_store_reached_with_a_password_keeps_it_out_of_everyth
         assert not any(isinstance(r, dict) and r.get('failed') for r in results), results
         assert results[4]['history']
         store = open_store(url)
-        state = export_state(store)
+        state = export_document(store)
         store.close()
         _no_secret(results, state)
 

@@ -17,7 +17,7 @@ import pytest
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
 WEB = [{'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'ranges': ['10.0.0.10-10.0.0.20']}]
@@ -36,12 +36,12 @@ def svc(tmp_path, clock):
 
 
 def fails(svc, code, method, *args, **kwargs):
-    before = export_state(svc.store)
+    before = export_document(svc.store)
     with pytest.raises(IpamError) as info:
         method(*args, **kwargs)
     assert info.value.code == code, info.value.msg
     assert info.value.msg and 'Traceback' not in info.value.msg
-    assert export_state(svc.store) == before
+    assert export_document(svc.store) == before
     return info.value.msg
 
 
@@ -88,15 +88,15 @@ def test_every_write_is_idempotent_and_predicted_by_check_mode(svc, write):
         if earlier is write:
             break
         earlier(svc)
-    before = export_state(svc.store)
+    before = export_document(svc.store)
     predicted = write(_CheckMode(svc))
-    assert export_state(svc.store) == before, 'check mode wrote'
+    assert export_document(svc.store) == before, 'check mode wrote'
     done = write(svc)
     assert predicted['changed'] is done['changed'] is True
     assert _unpredicted(predicted) == _unpredicted(done)
-    after = export_state(svc.store)
+    after = export_document(svc.store)
     again = write(svc)
-    assert again['changed'] is False and export_state(svc.store) == after
+    assert again['changed'] is False and export_document(svc.store) == after
 
 
 class _CheckMode(object):
@@ -156,9 +156,9 @@ def test_reads_write_nothing_and_a_workload_leaves_nothing_to_verify(svc, clock)
     svc.reserve('web', 'd', ttl=60)
     svc.release(owner='b')
     clock.advance(120)
-    before = export_state(svc.store)
+    before = export_document(svc.store)
     svc.info(history=True, map=True)
     svc.get('web', 'a')
     svc.reservations('default', pools=['web'])
     assert svc.verify() == {'changed': False, 'problems': [], 'repaired': []}
-    assert export_state(svc.store) == before
+    assert export_document(svc.store) == before

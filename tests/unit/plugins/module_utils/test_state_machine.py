@@ -15,7 +15,7 @@ without a reuse delay, in two namespaces. A reference model written with
 outcome: the error code, or the address (``first`` strategy: exactly;
 ``random``: one of the free ones) and ``changed``.
 
-After every step, from ``export_state`` alone:
+After every step, from ``export_document`` alone:
 - no address is held twice in a namespace;
 - every held address is inside a subnet of its pool;
 - each pool's free spans are exactly allocatable (less its child pools) - held
@@ -59,7 +59,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.support import netbox_server, postgresql_server
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
@@ -245,7 +245,7 @@ class IpamMachine(RuleBasedStateMachine):
             name = self.pools[(ns, name)].parent
         return name
 
-    def _family(self, ns, name):
+    def _tree(self, ns, name):
         root = self._root(ns, name)
         return sorted(n for (o, n) in self.pools if o == ns and self._root(ns, n) == root)
 
@@ -266,7 +266,7 @@ class IpamMachine(RuleBasedStateMachine):
 
     def _expire(self, ns, name):
         """Leases run out and reuse delays end across the whole family of the pool."""
-        for member in self._family(ns, name):
+        for member in self._tree(ns, name):
             for ident in sorted(self.res):
                 r = self.res[ident]
                 if ident[:2] == (ns, member) and r['expires'] is not None and r['expires'] <= self.now:
@@ -376,7 +376,7 @@ class IpamMachine(RuleBasedStateMachine):
     def _call(self, expected, method, *args, **kwargs):
         """Call the service; when ``expected`` is an error code it must fail with it, and change nothing."""
         if expected is not None:
-            before = export_state(self.store)
+            before = export_document(self.store)
             try:
                 getattr(self.svc, method)(*args, **kwargs)
             except IpamError as e:
@@ -384,7 +384,7 @@ class IpamMachine(RuleBasedStateMachine):
                 assert 'Traceback' not in e.msg
             else:
                 raise AssertionError('%s%r %r should fail with %s' % (method, args, kwargs, expected))
-            assert export_state(self.store) == before
+            assert export_document(self.store) == before
             return None
         try:
             return getattr(self.svc, method)(*args, **kwargs)
@@ -723,11 +723,11 @@ class IpamMachine(RuleBasedStateMachine):
             return
         ns, name = data.draw(st.sampled_from(sorted(self.pools)))
         targets = [i for i in self.res if i[:2] == (ns, name) and i[2] not in keep]
-        before = export_state(self.store) if check else None
+        before = export_document(self.store) if check else None
         result = self._call(None, 'release', ns, pool=name, keep_owners=keep, check=check)
         assert sorted(r['owner'] for r in result['released']) == sorted(i[2] for i in targets)
         if check:
-            assert export_state(self.store) == before
+            assert export_document(self.store) == before
             return
         for ident in targets:
             self._release(ident)
@@ -898,12 +898,12 @@ class IpamMachine(RuleBasedStateMachine):
             new = data.draw(st.sampled_from(list(net.subnets())))
         spec = [{'cidr': s.cidr} for s in pool.subnets]
         spec[i] = {'cidr': str(new)}
-        before = export_state(self.store)
+        before = export_document(self.store)
         try:
             result = self.svc.pool(name, namespace=ns, subnets=spec, force=force)
         except IpamError as e:
             assert e.code in ('invalid_argument', 'pool_in_use', 'pool_overlap'), (e.code, e.msg)
-            assert export_state(self.store) == before
+            assert export_document(self.store) == before
             return
         sub = _doc_sub(result['pool']['subnets'][i])
         landmarks = self._landmarks(sub) - self._landmarks(old)
@@ -965,7 +965,7 @@ class IpamMachine(RuleBasedStateMachine):
     # -- invariants ---------------------------------------------------------------------------------------------
     @invariant()
     def store_is_consistent(self):
-        doc = export_state(self.store)
+        doc = export_document(self.store)
         pools = dict(((p['namespace'], p['name']), p) for p in doc['pools'])
         assert set(pools) == set(self.pools)
         held, got = {}, {}

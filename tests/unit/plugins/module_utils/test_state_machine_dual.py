@@ -17,7 +17,7 @@ subnets in either order, with or without a reuse delay and a gateway) and a pool
 - releases by owner, key and family (ipv4, ipv6, dual, none), leases and the clock.
 A reference model keyed by ``(pool, owner, key, family)`` (``ipaddress`` and sets, nothing from the collection)
 predicts each result: the error code, or the addresses (strategy ``first``: exactly) and ``changed``. After every
-step, from ``export_state`` alone: the reservations are the model's, no address is held twice, each pool's free
+step, from ``export_document`` alone: the reservations are the model's, no address is held twice, each pool's free
 spans are exactly its allocatable addresses less those held or resting, and ``Service.verify`` finds nothing.
 Every successful request is run again at once: the same addresses, ``changed: false``.
 
@@ -36,7 +36,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.support import netbox_server, postgresql_server
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
@@ -150,8 +150,8 @@ class DualMachine(RuleBasedStateMachine):
         self._note(ident[:3], 'held', (ident[3], n))
         return True
 
-    def _current(self, pool, owner, key, version):
-        """What a single-family request of ``version`` acts on (``Service._current``): the owner's reservation of
+    def _acted_on(self, pool, owner, key, version):
+        """What a single-family request of ``version`` acts on (``Service._acted_on``): the owner's reservation of
         that family, else the one it holds of the other (IPv4 first)."""
         held = [v for v in (4, 6) if (pool, owner, key, v) in self.res]
         if not held:
@@ -246,13 +246,13 @@ class DualMachine(RuleBasedStateMachine):
     # -- one family
     def _predict_single(self, pool, owner, key, version, wanted, ttl, reassign):
         """(version, n) the request ends with, and whether it changed; raises Expect."""
-        ident = self._current(pool, owner, key, wanted[0] if wanted else version)
+        ident = self._acted_on(pool, owner, key, wanted[0] if wanted else version)
         cur = self.res.get(ident) if ident else None
         if cur is not None and ttl is None and self._live(ident) and (
                 (wanted is None and version in (None, ident[3])) or wanted == (ident[3], cur['n'])):
             return (ident[3], cur['n']), False
         self._expire(pool)
-        ident = self._current(pool, owner, key, wanted[0] if wanted else version)
+        ident = self._acted_on(pool, owner, key, wanted[0] if wanted else version)
         cur = self.res.get(ident) if ident else None
         expires = self.now + ttl if ttl else (cur['expires'] if cur else None)
         if wanted is None:
@@ -335,7 +335,7 @@ class DualMachine(RuleBasedStateMachine):
     # -- invariants ---------------------------------------------------------------------------------------------
     @invariant()
     def store_is_the_model(self):
-        doc = export_state(self.store)
+        doc = export_document(self.store)
         got, seen = {}, set()
         for r in doc['reservations']:
             v, n = _parse(r['address'])

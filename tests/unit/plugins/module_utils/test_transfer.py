@@ -4,7 +4,7 @@
 
 """Moving a whole state between stores: nothing lost, nothing overwritten unless asked.
 
-Round trips compare full ``export_state`` documents: pools (subnets, ranges,
+Round trips compare full ``export_document`` documents: pools (subnets, ranges,
 exclusions, child pools, strategy, reuse delay, metadata, timestamps), free
 spans, addresses waiting out a reuse delay, reservations (static, leased,
 metadata, timestamps) and the whole history. Also runs
@@ -21,7 +21,7 @@ import pytest
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state, import_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document, import_document
 
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
@@ -112,16 +112,16 @@ def test_round_trip_keeps_everything(stores, source_kind, target_kind):
         server.require_server()
     source = stores(source_kind, 'source')
     populate(source)
-    document = export_state(source)
+    document = export_document(source)
     _rich(document)
     target = stores(target_kind, 'target')
-    result = import_state(target, document)
+    result = import_document(target, document)
     assert result['changed'] is True and result['before']['pools'] == []
-    assert export_state(target) == document
+    assert export_document(target) == document
     # and back again, into a third store of the first kind
     back = stores(source_kind, 'back')
-    import_state(back, export_state(target))
-    assert export_state(back) == document
+    import_document(back, export_document(target))
+    assert export_document(back) == document
     # the copy is a working state: the next allocation is the same on both sides
     assert Service(target, clock=Clock()).reserve('web', 'new')['reservation'] == \
         Service(source, clock=Clock()).reserve('web', 'new')['reservation']
@@ -134,12 +134,12 @@ def test_an_import_rebuilds_free_spans_and_never_trusts_them(stores, kind):
     svc = Service(stores('sqlite', 'source'), clock=Clock())
     svc.pool('web', subnets=[{'cidr': '10.0.0.0/24', 'ranges': ['10.0.0.10-10.0.0.20']}])
     svc.reserve('web', 'h1')
-    document = export_state(svc.store)
+    document = export_document(svc.store)
     assert document['pools'][0]['free'] == ['10.0.0.11-10.0.0.20']
     document['pools'][0]['free'] = ['10.0.0.10-10.0.0.12', '10.0.0.15-10.0.0.15']    # covers h1's, loses most
     target = Service(stores(kind, 'target'), clock=Clock())
-    import_state(target.store, document)
-    assert export_state(target.store)['pools'][0]['free'] == ['10.0.0.11-10.0.0.20']
+    import_document(target.store, document)
+    assert export_document(target.store)['pools'][0]['free'] == ['10.0.0.11-10.0.0.20']
     assert target.reserve('web', 'h2')['reservation']['address'] == '10.0.0.11'
     assert [target.reserve('web', 'h%d' % i)['reservation']['address'] for i in range(3, 12)][-1] == '10.0.0.20'
     assert target.verify()['problems'] == []
@@ -151,41 +151,41 @@ def test_a_non_empty_target_is_refused_unless_replace(stores, kind):
         server.require_server()
     source = stores('json', 'source')
     populate(source)
-    document = export_state(source)
+    document = export_document(source)
     target = stores(kind, 'target')
     Service(target).pool('old', subnets=[{'cidr': '192.168.0.0/24'}])
     Service(target).reserve('old', 'h1')
-    before = export_state(target)
+    before = export_document(target)
     with pytest.raises(IpamError) as info:
-        import_state(target, document)
+        import_document(target, document)
     assert info.value.code == 'invalid_argument' and 'replace' in info.value.msg
-    assert export_state(target) == before
-    result = import_state(target, document, replace=True, check=True)
-    assert result['changed'] is True and export_state(target) == before
-    result = import_state(target, document, replace=True)
+    assert export_document(target) == before
+    result = import_document(target, document, replace=True, check=True)
+    assert result['changed'] is True and export_document(target) == before
+    result = import_document(target, document, replace=True)
     assert result['changed'] is True and len(result['before']['reservations']) == 1
-    assert export_state(target) == document
-    assert import_state(target, document, replace=True)['changed'] is False
+    assert export_document(target) == document
+    assert import_document(target, document, replace=True)['changed'] is False
 
 
 def test_an_empty_state_imports_into_anything(stores):
     source = stores('sqlite', 'source')
     target = stores('json', 'target')
-    assert import_state(target, export_state(source))['changed'] is False
+    assert import_document(target, export_document(source))['changed'] is False
 
 
 @pytest.mark.parametrize('document', [None, [], {'pools': []}, {'schema_version': '1'}])
 def test_not_an_export_is_invalid_argument(stores, document):
     target = stores('sqlite', 'target')
     with pytest.raises(IpamError) as info:
-        import_state(target, document)
+        import_document(target, document)
     assert info.value.code == 'invalid_argument'
 
 
 def test_a_newer_export_is_refused(stores):
     target = stores('sqlite', 'target')
     with pytest.raises(IpamError) as info:
-        import_state(target, {'schema_version': 99, 'pools': [], 'reservations': [], 'history': []})
+        import_document(target, {'schema_version': 99, 'pools': [], 'reservations': [], 'history': []})
     assert info.value.code == 'store_version'
 
 
@@ -210,11 +210,11 @@ def test_tool_copies_sqlite_to_postgresql_and_refuses_to_overwrite(stores, tmp_p
                          env={'NETPOOL_IPAM_TARGET': secret_spec})
     assert rc == 0, err
     assert out['changed'] is True and out['check'] is True and 'Sec-ret' not in json.dumps(out)
-    assert export_state(target)['pools'] == []
+    assert export_document(target)['pools'] == []
     rc, out, err = _tool('--source', 'source.sqlite', cwd=str(tmp_path), env={'NETPOOL_IPAM_TARGET': secret_spec})
     assert rc == 0, err
     assert (out['pools'], out['reservations'], out['changed']) == (4, 7, True)
-    assert export_state(target) == export_state(source)
+    assert export_document(target) == export_document(source)
     rc, out, err = _tool('--source', 'source.sqlite', cwd=str(tmp_path), env={'NETPOOL_IPAM_TARGET': secret_spec})
     assert rc == 1 and out['error'] == 'invalid_argument' and 'replace' in err
     assert 'Sec-ret' not in err + json.dumps(out)
@@ -251,11 +251,11 @@ def test_playbook_migrates_json_to_sqlite(stores, tmp_path):
     proc = run('--check')
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert 'changed=1' in proc.stdout
-    assert export_state(open_store(str(tmp_path / 'target.sqlite')))['pools'] == []
+    assert export_document(open_store(str(tmp_path / 'target.sqlite')))['pools'] == []
     proc = run()
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert 'changed=1' in proc.stdout
-    assert export_state(open_store(str(tmp_path / 'target.sqlite'))) == export_state(open_store(str(tmp_path / 'source.json')))
+    assert export_document(open_store(str(tmp_path / 'target.sqlite'))) == export_document(open_store(str(tmp_path / 'source.json')))
     proc = run()
     assert proc.returncode == 2 and 'replace' in proc.stdout
     proc = run('-e', 'replace=true')

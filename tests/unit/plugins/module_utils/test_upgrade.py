@@ -31,7 +31,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._service import Servi
 from ansible_collections.netpool.ipam.plugins.module_utils import _transfer
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _json, _sqlite
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 from ansible_collections.netpool.ipam.tests.support.plugins import params
@@ -72,7 +72,7 @@ def test_both_fixtures_of_a_version_hold_the_same_state(tmp_path, version):
     docs = []
     for kind in FILE_KINDS:
         store = open_store(fixture_copy(tmp_path, version, kind))
-        docs.append(export_state(store))
+        docs.append(export_document(store))
         store.close()
     assert docs[0] == docs[1]
 
@@ -82,7 +82,7 @@ def test_v1_fixture_loads_and_works(tmp_path, kind):
     path = fixture_copy(tmp_path, 1, kind)
     store = open_store(path)
     svc = Service(store, clock=Clock(LATER))
-    doc = export_state(store)
+    doc = export_document(store)
     assert [(p['namespace'], p['name']) for p in doc['pools']] == [
         ('default', 'cache'), ('default', 'dual'), ('default', 'rack1'), ('default', 'site'), ('default', 'web'),
         ('lab', 'web')]
@@ -108,7 +108,7 @@ def test_v1_fixture_loads_and_works(tmp_path, kind):
     assert svc.get('cache', 'c2') is not None                                        # renewed for 12h, still held
     assert svc.reserve('rack1', 'server2')['reservation']['address'] == '10.16.0.2'
     assert svc.pool('rack2', parent='site', prefix_length=24)['pool']['subnets'][0]['cidr'] == '10.16.1.0/24'
-    assert len(export_state(store)['history']) > len(doc['history'])
+    assert len(export_document(store)['history']) > len(doc['history'])
     store.close()
 
 
@@ -121,7 +121,7 @@ def test_a_v3_state_takes_a_reservation_of_each_family_under_one_key(tmp_path, k
     path = fixture_copy(tmp_path, 3, kind)
     store = open_store(path)
     svc = Service(store, clock=Clock(LATER))
-    before = export_state(store)['reservations']
+    before = export_document(store)['reservations']
     db1 = svc.get('dual', 'db1')['address']
     assert ':' in db1
     result = svc.reserve('dual', 'db1', family='dual')
@@ -132,7 +132,7 @@ def test_a_v3_state_takes_a_reservation_of_each_family_under_one_key(tmp_path, k
     assert svc.reserve('dual', 'db1', family='dual')['changed'] is False
     store.close()
     store = open_store(path)
-    after = export_state(store)['reservations']
+    after = export_document(store)['reservations']
     assert [(r['owner'], r['key'], r['address'], r['created_at']) for r in after if r not in before] == [
         ('db1', 'default', result['reservation']['address'], LATER_STAMP)]
     assert [r for r in before if r not in after] == []
@@ -204,7 +204,7 @@ def v1_content(tmp_path, kind):
     directory.mkdir()
     store = open_store(fixture_copy(directory, 1, kind))
     try:
-        return without_version(export_state(store))
+        return without_version(export_document(store))
     finally:
         store.close()
 
@@ -226,14 +226,14 @@ def test_sqlite_v1_is_migrated_when_it_is_first_opened(tmp_path, monkeypatch):
     conn = sqlite3.connect(path)
     assert set(r[0] for r in conn.execute('SELECT owner_team FROM pool')) == set(['netops'])
     conn.close()
-    assert without_version(export_state(store)) == before
+    assert without_version(export_document(store)) == before
     Service(store, clock=Clock(LATER)).info(history=True)
     assert Service(store, clock=Clock(LATER)).reserve('web', 'web4', check=True)['changed'] is True
     assert Service(store, clock=Clock(LATER)).reserve('web', 'web9')['changed'] is True
     assert Service(store, clock=Clock(LATER)).reserve('web', 'web4')['reservation']['address'] == '10.0.0.11'
     store.close()
     reopened = open_store(path)                   # second use: nothing left to migrate
-    assert export_state(reopened)['schema_version'] == NEXT
+    assert export_document(reopened)['schema_version'] == NEXT
     assert Service(reopened, clock=Clock(LATER)).reserve('web', 'web4')['changed'] is False
     reopened.close()
 
@@ -259,7 +259,7 @@ def test_json_v1_is_migrated_on_first_use(tmp_path, monkeypatch):
     pretend_next_version(monkeypatch)
     store = open_store(path)
     svc = Service(store, clock=Clock(LATER))
-    assert without_version(export_state(store)) == before
+    assert without_version(export_document(store)) == before
     svc.info(history=True)
     assert svc.reserve('web', 'web4', check=True)['changed'] is True
     assert read(path) == original                 # reads migrate in memory; a git-kept file is not rewritten
@@ -268,7 +268,7 @@ def test_json_v1_is_migrated_on_first_use(tmp_path, monkeypatch):
     assert '"schema_version": %d' % NEXT in text and '"owner_team": "netops"' in text
     store.close()
     reopened = open_store(path)
-    assert export_state(reopened)['reservations'] == export_state(open_store(path))['reservations']
+    assert export_document(reopened)['reservations'] == export_document(open_store(path))['reservations']
     assert Service(reopened, clock=Clock(LATER)).reserve('web', 'web4')['changed'] is False
     reopened.close()
 
@@ -291,7 +291,7 @@ def content(tmp_path, version, kind):
     directory.mkdir()
     store = open_store(fixture_copy(directory, version, kind))
     try:
-        return without_version(export_state(store))
+        return without_version(export_document(store))
     finally:
         store.close()
 
@@ -344,7 +344,7 @@ def test_a_store_one_version_behind_is_migrated_once_by_its_first_read(tmp_path,
     assert ran == []
     assert (os.stat(path).st_ino, os.stat(path).st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
     store = open_store(path)
-    assert without_version(export_state(store)) == held
+    assert without_version(export_document(store)) == held
     store.close()
 
 
@@ -361,7 +361,7 @@ def test_check_mode_migrates_a_store_one_version_behind_and_changes_nothing_else
     assert result['changed'] is True
     assert stored_version(path, kind) == _base.SCHEMA_VERSION
     store = open_store(path)
-    assert without_version(export_state(store)) == held
+    assert without_version(export_document(store)) == held
     store.close()
 
 
@@ -393,7 +393,7 @@ def test_a_json_document_one_version_behind_is_written_by_its_first_change_only(
         _runner.close_all()
     assert stored_version(path, 'json') == _base.SCHEMA_VERSION
     store = open_store(path)
-    after = without_version(export_state(store))
+    after = without_version(export_document(store))
     store.close()
     assert [dict(p, free=None) for p in after['pools']] == [dict(p, free=None) for p in held['pools']]
     assert [r for r in held['reservations'] if r not in after['reservations']] == []

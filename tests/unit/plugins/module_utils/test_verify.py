@@ -20,7 +20,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamEr
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
@@ -203,7 +203,7 @@ def summary(problems):
 @pytest.mark.parametrize('corrupt, expected', CASES, ids=[c[0].__name__ for c in CASES])
 def test_verify_finds_it_and_repair_fixes_only_free_space(svc, raw, corrupt, expected):
     corrupt(raw)
-    state = export_state(svc.store)
+    state = export_document(svc.store)
 
     found = svc.verify()
     assert summary(found['problems']) == expected
@@ -212,14 +212,14 @@ def test_verify_finds_it_and_repair_fixes_only_free_space(svc, raw, corrupt, exp
         assert p['namespace'] == 'default' and p['repaired'] is False
         assert p['repairable'] is p['code'].startswith('free_')
         assert 'Traceback' not in p['message'] and all(a in p['message'] for a in p['pools'])
-    assert export_state(svc.store) == state                 # verify alone writes nothing
+    assert export_document(svc.store) == state                 # verify alone writes nothing
 
     repairable = [p for p in expected if p[0].startswith('free_')]
     checked = svc.verify(repair=True, check=True)
     assert summary(checked['problems']) == expected
     assert checked['changed'] is bool(repairable)
     assert [p['repaired'] for p in checked['problems']] == [p['repairable'] for p in checked['problems']]
-    assert export_state(svc.store) == state                 # check mode writes nothing
+    assert export_document(svc.store) == state                 # check mode writes nothing
 
     repaired = svc.verify(repair=True)
     assert repaired['changed'] is bool(repairable)

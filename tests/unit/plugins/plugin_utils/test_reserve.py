@@ -22,7 +22,7 @@ def test_plan_groups_in_inventory_order_and_hosts_sharing_an_owner_share_it():
         {'host': 'd', 'state': 'present', 'pool': 'web', 'owner': 'vip', 'hostname': 'ignored'},
         {'host': 'e', 'state': 'absent', 'pool': 'web', 'key': ''},
     ]
-    plan = _reserve.plan(requests)
+    plan = _reserve.group_requests(requests)
     assert plan['error'] == ''
     web, db, release = plan['groups']
     assert web['hosts'] == [['a', 'a'], ['c', 'vip'], ['d', 'vip']]
@@ -34,13 +34,13 @@ def test_plan_groups_in_inventory_order_and_hosts_sharing_an_owner_share_it():
 
 
 def test_plan_says_which_hosts_miss_a_pool():
-    plan = _reserve.plan([{'host': 'a', 'state': 'present'}, {'host': 'b', 'state': 'absent', 'key': 'eth1'}])
+    plan = _reserve.group_requests([{'host': 'a', 'state': 'present'}, {'host': 'b', 'state': 'absent', 'key': 'eth1'}])
     assert 'set ipam_pool (the pool to reserve in) for a.' in plan['error']
     assert 'every address of b.' in plan['error'] and plan['groups'] == []
 
 
 def test_a_failure_names_the_hosts_and_the_host_asking_for_an_address_never_a_secret():
-    plan = _reserve.plan([{'host': 'w1', 'pool': 'web', 'store': STORE},
+    plan = _reserve.group_requests([{'host': 'w1', 'pool': 'web', 'store': STORE},
                           {'host': 'w2', 'pool': 'web', 'address': '10.0.0.1', 'store': STORE}])
     failure = {'failed': True, 'msg': '10.0.0.1 is held by owner w1 (pw-SECRET)', 'error': 'address_in_use'}
     state = _reserve.facts({'results': [failure]}, plan)
@@ -49,7 +49,7 @@ def test_a_failure_names_the_hosts_and_the_host_asking_for_an_address_never_a_se
 
 
 def test_facts_keep_earlier_runs_and_gather_reservations():
-    plan = _reserve.plan([{'host': 'a', 'pool': 'web'}])
+    plan = _reserve.group_requests([{'host': 'a', 'pool': 'web'}])
     held = {'owner': 'a', 'pool': 'web', 'key': 'default', 'address': '10.0.0.1', 'cidr': '10.0.0.1/24'}
     first = _reserve.facts({'results': [{'reservations': [held], 'diff': {'before': {'reservations': [{}]}}}]}, plan,
                            {'hosts': {'z': {'reservation': None}}})
@@ -129,7 +129,7 @@ def test_validate_converts_each_variable_to_its_type_and_names_what_is_wrong():
 
 
 def test_facts_give_each_host_of_a_group_its_own_address_fields():
-    plan = _reserve.plan([{'host': 'a', 'pool': 'web'}, {'host': 'b', 'pool': 'web'}])
+    plan = _reserve.group_requests([{'host': 'a', 'pool': 'web'}, {'host': 'b', 'pool': 'web'}])
     held = [{'owner': owner, 'pool': 'web', 'key': 'default', 'address': address, 'cidr': address + '/24',
              'gateway': '10.0.0.254', 'prefix_length': 24, 'netmask': '255.255.255.0', 'dns': ['10.0.0.53']}
             for owner, address in (('a', '10.0.0.1'), ('b', '10.0.0.2'))]

@@ -39,7 +39,7 @@ def test_store_implements_the_whole_interface(kind):
 def test_the_span_free_space_implements_the_whole_interface():
     assert issubclass(Spans, FreeSpace) and not Spans.__abstractmethods__
     assert _public(Spans) == _public(FreeSpace)
-    assert _public(FreeSpace) == set(('allocate', 'allocate_many', 'take', 'give_back', 'settle', 'rebuild',
+    assert _public(FreeSpace) == set(('allocate', 'allocate_many', 'take', 'give_back', 'end_rests', 'rebuild',
                                       'spans', 'resting', 'rests', 'count'))
 
 

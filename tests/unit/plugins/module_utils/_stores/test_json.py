@@ -15,7 +15,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._service import Servi
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.suite import StoreContract, file_mode
 from ansible_collections.netpool.ipam.tests.support.reliability import snapshot
@@ -185,7 +185,7 @@ def test_a_failed_write_is_dropped_not_saved_by_the_next_one(svc, path, monkeypa
     assert snapshot(store, path) == before
     assert svc.get('web', 'lost') is None                       # the same process does not see it
     assert svc.reserve('web', 'next')['reservation']['address'] == '10.0.0.12'     # nor does the next write save it
-    assert 'lost' not in [r['owner'] for r in export_state(store)['reservations']]
+    assert 'lost' not in [r['owner'] for r in export_document(store)['reservations']]
     assert 'lost' not in open(path).read()
     assert sorted(os.listdir(os.path.dirname(path))) == ['ipam.json', 'ipam.json.lock']
 

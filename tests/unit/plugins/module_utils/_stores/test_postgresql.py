@@ -23,7 +23,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._service import Servi
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _postgresql
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _sql_schema as _sql
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.suite import StoreContract
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
@@ -67,7 +67,7 @@ def _state(spec):
     """The whole state, read on a connection of its own."""
     store = open_store(spec)
     try:
-        return export_state(store)
+        return export_document(store)
     finally:
         store.close()
 

@@ -178,9 +178,9 @@ def test_applied_reads_the_history_entry_of_the_transaction(spec):
         entry = Service(store).info(pool='web', history=True)['history'][-1]
         mine = dict((k, entry[k]) for k in ('time', 'namespace', 'pool', 'object', 'action', 'owner', 'key',
                                             'address', 'old', 'new'))
-        assert store.applied(mine)
-        assert not store.applied(dict(mine, time='1999-01-01T00:00:00Z'))
-        assert not store.applied(dict(mine, owner='b'))
+        assert store.commit_landed(mine)
+        assert not store.commit_landed(dict(mine, time='1999-01-01T00:00:00Z'))
+        assert not store.commit_landed(dict(mine, owner='b'))
     finally:
         store.close()
 
@@ -232,10 +232,10 @@ def test_retry_call_rules():
             seen.append('lost')
             raise _retry.mark(StoreUnavailable('gone'), _retry.COMMIT, {'entry': 1})
         return {'changed': False}
-    assert _retry.call(lost_then_found, 30, applied=lambda e: e == {'entry': 1}, sleep=lambda s: None) == \
+    assert _retry.call(lost_then_found, 30, commit_landed=lambda e: e == {'entry': 1}, sleep=lambda s: None) == \
         {'changed': True}
     seen[:] = []
-    assert _retry.call(lost_then_found, 30, applied=lambda e: False, sleep=lambda s: None) == {'changed': False}
+    assert _retry.call(lost_then_found, 30, commit_landed=lambda e: False, sleep=lambda s: None) == {'changed': False}
 
 
 def test_the_cached_connection_survives_a_server_ending_it_between_two_tasks(spec):

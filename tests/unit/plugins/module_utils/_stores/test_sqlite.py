@@ -9,7 +9,7 @@ import pytest
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.suite import StoreContract, file_mode
 
@@ -95,7 +95,7 @@ def test_a_held_write_lock_gives_store_busy(tmp_path):
     assert info.value.code == 'store_busy'
     other.execute('ROLLBACK')
     other.close()
-    assert export_state(store)['pools'] == []
+    assert export_document(store)['pools'] == []
     store.close()
 
 

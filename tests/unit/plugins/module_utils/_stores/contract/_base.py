@@ -10,7 +10,7 @@ import pytest
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
 
@@ -60,18 +60,18 @@ class Base(object):
     @staticmethod
     def fails(svc, code, method, *args, **kwargs):
         """Call ``method``: it must fail with SPEC error ``code`` and leave the store exactly as it was."""
-        before = export_state(svc.store)
+        before = export_document(svc.store)
         with pytest.raises(IpamError) as info:
             method(*args, **kwargs)
         assert info.value.code == code, info.value.msg
         assert info.value.msg and 'Traceback' not in info.value.msg
-        assert export_state(svc.store) == before
+        assert export_document(svc.store) == before
         return info.value
 
     @staticmethod
     def unchanged(svc, method, *args, **kwargs):
         """Call ``method`` in check mode: it must not change the store."""
-        before = export_state(svc.store)
+        before = export_document(svc.store)
         result = method(*args, check=True, **kwargs)
-        assert export_state(svc.store) == before
+        assert export_document(svc.store) == before
         return result

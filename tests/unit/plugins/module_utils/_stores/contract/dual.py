@@ -6,7 +6,7 @@
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract._base import Base
 
 #: a dual-stack pool whose IPv6 subnet lists its range (a store that cannot hand out a whole /64 holds it too)
@@ -134,4 +134,4 @@ class DualTests(Base):
         assert 'family ipv4 or ipv6' in error.msg
         self.fails(svc, 'invalid_argument', svc.reserve_owners, 'dual', [{'owner': 'web1', 'address': '10.0.0.200'}],
                    family='dual')
-        assert export_state(svc.store)['reservations'] == []
+        assert export_document(svc.store)['reservations'] == []

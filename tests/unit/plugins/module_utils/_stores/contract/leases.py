@@ -6,7 +6,7 @@
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract._base import Base
 
 
@@ -42,10 +42,10 @@ class LeaseTests(Base):
         svc.reserve('web', 'ci', ttl=30)
         svc.reserve_owners('web', ['h1', 'h2']) if batch else svc.reserve('web', 'h1')
         clock.advance(31)
-        before = export_state(svc.store)
+        before = export_document(svc.store)
         again = svc.reserve_owners('web', ['h1', 'h2']) if batch else svc.reserve('web', 'h1')
         assert again['changed'] is False
-        assert export_state(svc.store) == before
+        assert export_document(svc.store) == before
         assert svc.reserve('web', 'h3')['reservation']['address'] == '10.0.0.10'     # the next change releases it
 
     def test_expired_holder_does_not_block_a_static_request(self, svc, web, clock):
@@ -68,7 +68,7 @@ class ReuseDelayTests(Base):
         assert svc.reserve('p', 'h4')['reservation']['address'] == '10.0.0.1'
 
     def test_info_reports_an_address_free_once_its_delay_is_over(self, svc, clock):
-        """Without an allocation in between (which would settle the delay): a read derives it (issue 23)."""
+        """Without an allocation in between (which would end the rest): a read derives it (issue 23)."""
         svc.pool('p', reuse_delay=300, subnets=[{'cidr': '10.0.0.0/29'}])
         svc.reserve('p', 'h1')
         svc.reserve('p', 'h2')

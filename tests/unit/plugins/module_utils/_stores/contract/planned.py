@@ -6,7 +6,7 @@
 provider's), and ``reserve(planned=True)`` takes exactly that address as a dynamic reservation, or fails and
 writes nothing when it is no longer free."""
 
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_state
+from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract._base import Base
 
 
@@ -15,9 +15,9 @@ class PlannedTests(Base):
     def test_free_addresses_reads_in_allocation_order(self, svc, web):
         svc.reserve('web', 'h1')
         svc.reserve('web', 'h2', address='10.0.0.12')
-        before = export_state(svc.store)
+        before = export_document(svc.store)
         found = svc.free_addresses('web', count=3)
-        assert export_state(svc.store) == before
+        assert export_document(svc.store) == before
         assert [f['address'] for f in found] == ['10.0.0.11', '10.0.0.13', '10.0.0.14']
         assert found[0] == dict((k, v) for k, v in svc.reserve('web', 'h3')['reservation'].items()
                                 if k in found[0])
