@@ -40,17 +40,6 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreA
 #: 4: a reservation is one per family of (namespace, pool, owner, key) (``family: dual``)
 SCHEMA_VERSION = 4
 
-#: a write transaction holds the store's write lock from its start (SQLite's BEGIN IMMEDIATE, JSON's lock
-#: file), so a read-only transaction costs less than a write one; a store without it pays nothing for a write
-#: transaction until it locks (PostgreSQL: its pool lock goes in the round trip that reads the pool anyway;
-#: NetBox: it has no lock)
-LOCKS_AT_BEGIN = 'locks_at_begin'
-#: the store fetches a transaction's reservations with its lock and first read (``Store.prefetch``)
-PREFETCH = 'prefetch'
-#: every capability a store may have
-CAPABILITIES = frozenset((LOCKS_AT_BEGIN, PREFETCH))
-
-
 def check_schema_version(version, migrations, store):
     """Refuse a version newer than this collection's (``store_version``), or one it never wrote and has no
     migration from (``store_unavailable``: below 1, or a step missing in ``migrations``). ``store`` names the
@@ -106,13 +95,32 @@ class Store(abc.ABC):
     def close(self):
         """Release connections and file handles."""
 
-    #: what this store can do (names of ``CAPABILITIES``); the service chooses how to use it
-    capabilities = frozenset()
+    # -- a reservation task -----------------------------------------------
+    def reservation_transaction(self, namespace, pool, owners, key, commit, as_rerun, change):
+        """Run one reservation task of ``owners`` under ``key`` in ``pool`` the way that costs this store least,
+        and return its results. ``change()`` is the task, run inside a write transaction of the store (``commit``
+        False: check mode, nothing kept): it locks, reads, answers a rerun itself and changes what it must.
+        ``as_rerun(held)`` is the task's results when the owners hold what they ask for already (``held`` as
+        ``get_reservations(namespace, pool, owners, key)`` gives it), else None.
 
-    def prefetch(self, namespace, pool, owners, key):
-        """(``PREFETCH``) Fetch ``get_reservations(namespace, pool, owners, key)`` of the transaction under way
-        together with its pool lock and its first read, so that asking for them later costs nothing. A store
-        without the capability reads as it goes: nothing to do."""
+        A store may answer a rerun with ``as_rerun`` in a read transaction first, and change in a write
+        transaction only when that gives None (``_rerun_read_first``: where a write transaction takes the store's
+        write lock from its start); it may fetch the owners' reservations in the write transaction's first
+        round trip (PostgreSQL, NetBox). Either way a rerun only reads. Here: the write transaction, at once (a
+        store whose write transaction costs nothing until it locks or writes)."""
+        with self.transaction(commit=commit):
+            return change()
+
+    def _rerun_read_first(self, namespace, pool, owners, key, commit, as_rerun, change):
+        """``reservation_transaction`` for a store whose write transaction holds the store's write lock from its
+        start (SQLite's BEGIN IMMEDIATE, JSON's lock file): a rerun is answered in a read transaction, which waits
+        for no writer; ``change`` runs in a write transaction only when it is not one."""
+        with self.transaction(write=False):
+            results = as_rerun(self.get_reservations(namespace, pool, owners, key))
+            if results is not None:
+                return results
+        with self.transaction(commit=commit):
+            return change()
 
     def applied(self, evidence):
         """Whether the transaction that wrote ``evidence`` is in the store: asked (by ``_retry``) only of a store
