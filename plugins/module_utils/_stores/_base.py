@@ -25,7 +25,14 @@ or that was opened with ``commit=False`` (check mode), leaves the store
 exactly as it was. Stores whose write transactions exclude every other
 writer (SQLite, JSON) need nothing in ``lock_pool``/``lock_namespace``;
 a store shared by many writers (PostgreSQL) takes its row or advisory
-locks there, so unrelated pools are not serialised.
+locks there, so unrelated pools are not serialised. What a write
+transaction reads before its first lock only chooses what to lock: it may
+change before the lock is had, and such a store may answer it as an
+earlier transaction read it; what the transaction acts on is read again
+once locked. Under a lock, a store may keep what it read with the lock
+for the pools that lock covers (``lock_namespace``: the namespace's;
+``lock_pool``: that pool and the pools carved from it), whatever is asked
+in what order.
 
 Addresses are ``(version, int)``; a free span is ``(version, first, last)``
 and never crosses a subnet of its pool. Times are ISO 8601 UTC strings of
@@ -131,9 +138,9 @@ class Store(abc.ABC):
     # -- pools ----------------------------------------------------------
     # A store may hand out the same Pool object again while the pool is unchanged:
     # callers treat pools as read-only and change a ``pool.copy()``.
-    @abc.abstractmethod
     def get_pool(self, namespace, name):
-        """The ``Pool`` or None."""
+        """The ``Pool`` or None (of ``list_pools``; a store that can look one up overrides this)."""
+        return next((p for p in self.list_pools(namespace) if p.name == name), None)
 
     @abc.abstractmethod
     def list_pools(self, namespace=None):
@@ -148,10 +155,11 @@ class Store(abc.ABC):
         """Remove the pool with its free space and resting addresses (not its reservations)."""
 
     # -- reservations ---------------------------------------------------
-    @abc.abstractmethod
     def get_reservation(self, namespace, pool, owner, key, version=None):
         """The ``Reservation`` of that family (``version`` 4 or 6), or None. Without ``version``: the one
-        ``(owner, key)`` holds, the IPv4 one where it holds one of each family (``family: dual``)."""
+        ``(owner, key)`` holds, the IPv4 one where it holds one of each family (``family: dual``). (The first that
+        ``find_reservations`` gives; a store that can look one up overrides this.)"""
+        return next(iter(self.find_reservations(namespace, pool, owner, key, version)), None)
 
     def get_reservations(self, namespace, pool, owners, key):
         """``{owner: [Reservation, ...]}`` (one or two, IPv4 first) for those of ``owners`` that hold ``key`` in
@@ -163,9 +171,10 @@ class Store(abc.ABC):
                 found[owner] = held
         return found
 
-    @abc.abstractmethod
     def holder(self, namespace, version, address):
-        """The reservation holding this address in the namespace, or None."""
+        """The reservation holding this address in the namespace, or None (of ``find_reservations``; a store that
+        can look it up by its address overrides this)."""
+        return next(iter(self.find_reservations(namespace, version=version, first=address, last=address)), None)
 
     @abc.abstractmethod
     def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
@@ -176,10 +185,11 @@ class Store(abc.ABC):
         keeps leased reservations whose ``expires_at`` is at or before that time.
         """
 
-    @abc.abstractmethod
     def count_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
                            first=None, last=None, expires_before=None):
-        """How many reservations ``find_reservations`` would return for the same filters (none is built)."""
+        """How many reservations ``find_reservations`` would return for the same filters (a store that can count
+        them without building them overrides this)."""
+        return len(self.find_reservations(namespace, pool, owner, key, version, first, last, expires_before))
 
     @abc.abstractmethod
     def save_reservation(self, reservation):
@@ -238,13 +248,16 @@ class SpanStore(Store):
     primitives."""
 
     # -- free spans -----------------------------------------------------
-    @abc.abstractmethod
     def free_first(self, namespace, pool, version, lo, hi):
-        """The free span of the pool with the lowest ``first`` in [lo, hi], or None."""
+        """The free span of the pool with the lowest ``first`` in [lo, hi], or None (of ``free_spans``; a store
+        that can ask for the first one alone overrides this)."""
+        return next(iter(self.free_spans(namespace, pool, version, lo, hi)), None)
 
-    @abc.abstractmethod
     def free_at(self, namespace, pool, version, address):
-        """The free span of the pool holding ``address``, or None."""
+        """The free span of the pool holding ``address``, or None (of ``free_spans``; a store that can look it up
+        overrides this)."""
+        below = self.free_spans(namespace, pool, version, 0, address)
+        return below[-1] if below and below[-1][2] >= address else None
 
     @abc.abstractmethod
     def free_spans(self, namespace, pool, version=None, lo=None, hi=None):
@@ -264,9 +277,9 @@ class SpanStore(Store):
         self.remove_free(namespace, pool, old)
         self.add_free(namespace, pool, new)
 
-    @abc.abstractmethod
     def clear_free(self, namespace, pool):
-        """Remove every free span of the pool."""
+        """Remove every free span of the pool (a store that can at once overrides this)."""
+        self.remove_free(namespace, pool, self.free_spans(namespace, pool))
 
     # -- released addresses waiting out the pool's reuse delay ------------
     @abc.abstractmethod
