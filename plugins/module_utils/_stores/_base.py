@@ -47,6 +47,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreA
 #: 4: a reservation is one per family of (namespace, pool, owner, key) (``family: dual``)
 SCHEMA_VERSION = 4
 
+
 def check_schema_version(version, migrations, store):
     """Refuse a version newer than this collection's (``store_version``), or one it never wrote and has no
     migration from (``store_unavailable``: below 1, or a step missing in ``migrations``). ``store`` names the

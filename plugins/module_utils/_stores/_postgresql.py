@@ -211,7 +211,7 @@ class PostgresqlStore(Transactions, SqlStore):
     #: data of the reservations its owners hold under its key (an empty array: none; NULL on the other rows)
     #: (owners as ``IN (?, ...)``, not ``= ANY(?)`` of one array: the server would plan that again at each run)
     OWNERS_COLUMN = (', CASE WHEN p.name = ? THEN ARRAY(SELECT r.data FROM reservation r WHERE r.namespace = '
-                       'p.namespace AND r.pool = p.name AND r.key = ? AND r.owner IN ({owners})) END')
+                     'p.namespace AND r.pool = p.name AND r.key = ? AND r.owner IN ({owners})) END')
 
     def _locked_pools(self, namespace, pool):
         """The pools read once locked, with the ``_expected`` reservations in the same statement:
