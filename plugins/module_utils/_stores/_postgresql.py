@@ -204,7 +204,8 @@ class PostgresqlStore(Transactions, SqlStore):
         expected = self._expected
         self._prefetched = None
         if expected is not None and expected[0] == namespace and 0 < len(expected[2]) <= self.OWNERS_AT_ONCE:
-            # read with the pools, which the service reads next, under the lock (``_locked_pools``)
+            # fetched with the pools when they are first read under the lock (``_locked_pools``); get_reservations
+            # answers from it only the same question, and only until a write of the transaction
             self._prefetching = expected
 
     #: what ``_locked_pools`` reads besides the pools in a ``reservation_transaction``: on the row of its pool, the
