@@ -24,7 +24,7 @@ namespace's history once and reports an aligned reservation that no longer sits 
 (``alignment_mismatch``): POOL's reservation moved, was released, or POOL changed. Cleared history forgets the
 alignments, and so does a later write of the reservation by a task without ``align_with``.
 
-``reserve`` runs the request through the service (``Service._decide`` and ``Service._reserve_one``), passed in
+``reserve`` runs the request through the service (``Service._rerun_or_change`` and ``Service._reserve_one``), passed in
 as ``svc``; this module imports no service.
 """
 
@@ -102,9 +102,10 @@ def reserve(svc, pool, requests, key, namespace, family, ttl, force, reassign, c
         _v, ttl, requests = _checks.reserve_arguments(namespace, pool, requests, key, family, ttl, False)
     versions = [4, 6] if version == _checks.DUAL else [version]
     owners = [owner for owner, _a, _m in requests]
-    return svc._decide(namespace, pool, owners, key, check, True,
-                       lambda held: _rerun(svc, namespace, pool, requests, held, key, ttl, versions, align_with),
-                       lambda p, held: _change(svc, p, requests, key, ttl, versions, check, align_with))
+    return svc._rerun_or_change(
+        namespace, pool, owners, key, check, True,
+        as_rerun=lambda held: _rerun(svc, namespace, pool, requests, held, key, ttl, versions, align_with),
+        change=lambda p, held: _change(svc, p, requests, key, ttl, versions, check, align_with))
 
 
 def _rerun(svc, namespace, pool, requests, held, key, ttl, versions, align_with):
@@ -129,7 +130,7 @@ def _rerun(svc, namespace, pool, requests, held, key, ttl, versions, align_with)
 
 
 def _change(svc, p, requests, key, ttl, versions, check, align_with):
-    """Inside ``Service._decide``'s transaction: every request moved or reserved at its aligned address(es)."""
+    """Inside ``Service._rerun_or_change``'s transaction: every request moved or reserved at its aligned address(es)."""
     source_pool = svc._pool(p.namespace, align_with)
     if versions == [4, 6]:
         missing = [v for v in (4, 6) if not any(s.version == v for s in p.subnets)]

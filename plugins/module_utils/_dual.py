@@ -7,7 +7,7 @@
 This is a private module: it may change at any time.
 
 The rules of a single address (returning owners, allocation, history) are the service's: ``reserve`` runs in
-``Service._decide``'s transaction and asks the service for each half, as ``_align`` does.
+``Service._rerun_or_change``'s transaction and asks the service for each half, as ``_align`` does.
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils import _checks
@@ -23,9 +23,9 @@ def reserve(service, pool, requests, key, namespace, ttl, reassign, check):
     list order, then every IPv6 one. A pool without both families is ``invalid_argument`` naming the missing one;
     one family exhausted fails the whole and changes nothing."""
     ttl, requests = _checks.dual_arguments(namespace, pool, requests, key, ttl, reassign)
-    return service._decide(namespace, pool, [owner for owner, _a, _m in requests], key, check, False,
-                           lambda held: rerun(service, requests, held, ttl),
-                           lambda p, held: pairs(service, p, requests, held, key, ttl, check))
+    return service._rerun_or_change(namespace, pool, [owner for owner, _a, _m in requests], key, check, False,
+                                    as_rerun=lambda held: rerun(service, requests, held, ttl),
+                                    change=lambda p, held: pairs(service, p, requests, held, key, ttl, check))
 
 
 def rerun(service, requests, held, ttl):
@@ -42,8 +42,8 @@ def rerun(service, requests, held, ttl):
 
 
 def pairs(service, p, requests, held, key, ttl, check):
-    """Inside ``Service._decide``'s transaction: the missing halves of ``reserve``'s requests, every IPv4 one in
-    list order, then every IPv6 one."""
+    """Inside ``Service._rerun_or_change``'s transaction: the missing halves of ``reserve``'s requests, every IPv4 one
+    in list order, then every IPv6 one."""
     missing = [v for v in (4, 6) if not any(s.version == v for s in p.subnets)]
     if missing:
         raise InvalidArgument("Pool '%s' has no IPv%d subnet: family: dual reserves one IPv4 and one IPv6 "

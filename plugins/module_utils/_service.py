@@ -28,7 +28,6 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._pools import PoolOperations
 from ansible_collections.netpool.ipam.plugins.module_utils._results import Results
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import LOCKS_AT_BEGIN, PREFETCH
 
 
 class Service(PoolOperations):
@@ -147,44 +146,40 @@ class Service(PoolOperations):
         """``(changed, before, after)`` for each ``(owner, address, metadata)`` of ``requests``, reserved in
         order in one transaction (``planned``: see ``reserve``)."""
         version, ttl, requests = _checks.reserve_arguments(namespace, pool, requests, key, family, ttl, reassign)
-        return self._decide(namespace, pool, [owner for owner, _a, _m in requests], key, check, reassign,
-                            lambda held: self._rerun(requests, held, ttl, version),
-                            lambda p, held: self._reserve_all(p, requests, held, key, version, ttl, force, reassign,
-                                                              check, planned))
+        return self._rerun_or_change(
+            namespace, pool, [owner for owner, _a, _m in requests], key, check, reassign,
+            as_rerun=lambda held: self._rerun(requests, held, ttl, version),
+            change=lambda p, held: self._reserve_all(p, requests, held, key, version, ttl, force, reassign, check,
+                                                     planned))
 
-    def _decide(self, namespace, pool, owners, key, check, reassign, rerun, change):
-        """One reservation task's transaction (``_reserve``, ``_dual.reserve``): what ``rerun(held)`` gives when
-        the owners hold what they ask for already (a rerun only reads), else what ``change(pool, held)`` gives, under
-        the pool tree's lock (the namespace's with ``reassign``: two pools may change) after the leases that ran
-        out are released. ``held``: what ``owners`` hold under ``key`` (``Store.get_reservations``)."""
+    def _rerun_or_change(self, namespace, pool, owners, key, check, reassign, as_rerun, change):
+        """One reservation task (``_reserve``, ``_dual.reserve``, ``_align.reserve``), in the store's
+        ``reservation_transaction``: ``as_rerun(held)`` is the task's results when the owners hold what they ask for
+        already (a rerun, which only reads), else None; ``change(pool, held)`` is the task's results once it has
+        changed what it must, under the pool tree's lock (the namespace's with ``reassign``: two pools may change)
+        after the leases that ran out are released. ``held``: what ``owners`` hold under ``key``
+        (``Store.get_reservations``)."""
         if not owners:
             return []
-        # A rerun that changes nothing only reads: no write lock, no write (where a lock costs more than a
-        # read, where a write transaction locks from its start: ``LOCKS_AT_BEGIN``; elsewhere the locked
-        # transaction below writes nothing for it).
-        if LOCKS_AT_BEGIN in self.store.capabilities:
-            with self.store.transaction(write=False):
-                results = rerun(self.store.get_reservations(namespace, pool, owners, key))
-                if results is not None:
-                    return results
-        with self.store.transaction(commit=not check):
-            if PREFETCH in self.store.capabilities:
-                self.store.prefetch(namespace, pool, owners, key)
+
+        def under_lock():
             if reassign:    # two pools may change: take the namespace, not one pool after the other
                 self.store.lock_namespace(namespace)
             else:
                 _tree.lock(self.store, namespace, pool)
             p = self._pool(namespace, pool)
             held = self.store.get_reservations(namespace, pool, owners, key)
-            results = rerun(held)
+            results = as_rerun(held)
             if results is not None:     # a rerun, here too: what ran out is released by the next change
                 return results
             if self._expire(p):
                 held = self.store.get_reservations(namespace, pool, owners, key)
             return change(p, held)
 
+        return self.store.reservation_transaction(namespace, pool, owners, key, not check, as_rerun, under_lock)
+
     def _reserve_all(self, p, requests, held, key, version, ttl, force, reassign, check, planned=False):
-        """Inside ``_decide``'s transaction: the requests of ``_reserve`` applied, statics first
+        """Inside ``_rerun_or_change``'s transaction: the requests of ``_reserve`` applied, statics first
         (``_statics_first``)."""
         namespace, pool = p.namespace, p.name
         results = [None] * len(requests)

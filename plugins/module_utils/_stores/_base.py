@@ -25,7 +25,14 @@ or that was opened with ``commit=False`` (check mode), leaves the store
 exactly as it was. Stores whose write transactions exclude every other
 writer (SQLite, JSON) need nothing in ``lock_pool``/``lock_namespace``;
 a store shared by many writers (PostgreSQL) takes its row or advisory
-locks there, so unrelated pools are not serialised.
+locks there, so unrelated pools are not serialised. What a write
+transaction reads before its first lock only chooses what to lock: it may
+change before the lock is had, and such a store may answer it as an
+earlier transaction read it; what the transaction acts on is read again
+once locked. Under a lock, a store may keep what it read with the lock
+for the pools that lock covers (``lock_namespace``: the namespace's;
+``lock_pool``: that pool and the pools carved from it), whatever is asked
+in what order.
 
 Addresses are ``(version, int)``; a free span is ``(version, first, last)``
 and never crosses a subnet of its pool. Times are ISO 8601 UTC strings of
@@ -39,16 +46,6 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreA
 
 #: 4: a reservation is one per family of (namespace, pool, owner, key) (``family: dual``)
 SCHEMA_VERSION = 4
-
-#: a write transaction holds the store's write lock from its start (SQLite's BEGIN IMMEDIATE, JSON's lock
-#: file), so a read-only transaction costs less than a write one; a store without it pays nothing for a write
-#: transaction until it locks (PostgreSQL: its pool lock goes in the round trip that reads the pool anyway;
-#: NetBox: it has no lock)
-LOCKS_AT_BEGIN = 'locks_at_begin'
-#: the store fetches a transaction's reservations with its lock and first read (``Store.prefetch``)
-PREFETCH = 'prefetch'
-#: every capability a store may have
-CAPABILITIES = frozenset((LOCKS_AT_BEGIN, PREFETCH))
 
 
 def check_schema_version(version, migrations, store):
@@ -106,13 +103,32 @@ class Store(abc.ABC):
     def close(self):
         """Release connections and file handles."""
 
-    #: what this store can do (names of ``CAPABILITIES``); the service chooses how to use it
-    capabilities = frozenset()
+    # -- a reservation task -----------------------------------------------
+    def reservation_transaction(self, namespace, pool, owners, key, commit, as_rerun, change):
+        """Run one reservation task of ``owners`` under ``key`` in ``pool`` the way that costs this store least,
+        and return its results. ``change()`` is the task, run inside a write transaction of the store (``commit``
+        False: check mode, nothing kept): it locks, reads, answers a rerun itself and changes what it must.
+        ``as_rerun(held)`` is the task's results when the owners hold what they ask for already (``held`` as
+        ``get_reservations(namespace, pool, owners, key)`` gives it), else None.
 
-    def prefetch(self, namespace, pool, owners, key):
-        """(``PREFETCH``) Fetch ``get_reservations(namespace, pool, owners, key)`` of the transaction under way
-        together with its pool lock and its first read, so that asking for them later costs nothing. A store
-        without the capability reads as it goes: nothing to do."""
+        A store may answer a rerun with ``as_rerun`` in a read transaction first, and change in a write
+        transaction only when that gives None (``_rerun_read_first``: where a write transaction takes the store's
+        write lock from its start); it may fetch the owners' reservations in the write transaction's first
+        round trip (PostgreSQL, NetBox). Either way a rerun only reads. Here: the write transaction, at once (a
+        store whose write transaction costs nothing until it locks or writes)."""
+        with self.transaction(commit=commit):
+            return change()
+
+    def _rerun_read_first(self, namespace, pool, owners, key, commit, as_rerun, change):
+        """``reservation_transaction`` for a store whose write transaction holds the store's write lock from its
+        start (SQLite's BEGIN IMMEDIATE, JSON's lock file): a rerun is answered in a read transaction, which waits
+        for no writer; ``change`` runs in a write transaction only when it is not one."""
+        with self.transaction(write=False):
+            results = as_rerun(self.get_reservations(namespace, pool, owners, key))
+            if results is not None:
+                return results
+        with self.transaction(commit=commit):
+            return change()
 
     def commit_landed(self, evidence):
         """Whether the transaction that wrote ``evidence`` is in the store: asked (by ``_retry``) only of a store
@@ -123,9 +139,9 @@ class Store(abc.ABC):
     # -- pools ----------------------------------------------------------
     # A store may hand out the same Pool object again while the pool is unchanged:
     # callers treat pools as read-only and change a ``pool.copy()``.
-    @abc.abstractmethod
     def get_pool(self, namespace, name):
-        """The ``Pool`` or None."""
+        """The ``Pool`` or None (of ``list_pools``; a store that can look one up overrides this)."""
+        return next((p for p in self.list_pools(namespace) if p.name == name), None)
 
     @abc.abstractmethod
     def list_pools(self, namespace=None):
@@ -140,10 +156,11 @@ class Store(abc.ABC):
         """Remove the pool with its free space and resting addresses (not its reservations)."""
 
     # -- reservations ---------------------------------------------------
-    @abc.abstractmethod
     def get_reservation(self, namespace, pool, owner, key, version=None):
         """The ``Reservation`` of that family (``version`` 4 or 6), or None. Without ``version``: the one
-        ``(owner, key)`` holds, the IPv4 one where it holds one of each family (``family: dual``)."""
+        ``(owner, key)`` holds, the IPv4 one where it holds one of each family (``family: dual``). (The first that
+        ``find_reservations`` gives; a store that can look one up overrides this.)"""
+        return next(iter(self.find_reservations(namespace, pool, owner, key, version)), None)
 
     def get_reservations(self, namespace, pool, owners, key):
         """``{owner: [Reservation, ...]}`` (one or two, IPv4 first) for those of ``owners`` that hold ``key`` in
@@ -155,9 +172,10 @@ class Store(abc.ABC):
                 found[owner] = held
         return found
 
-    @abc.abstractmethod
     def holder(self, namespace, version, address):
-        """The reservation holding this address in the namespace, or None."""
+        """The reservation holding this address in the namespace, or None (of ``find_reservations``; a store that
+        can look it up by its address overrides this)."""
+        return next(iter(self.find_reservations(namespace, version=version, first=address, last=address)), None)
 
     @abc.abstractmethod
     def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
@@ -168,10 +186,11 @@ class Store(abc.ABC):
         keeps leased reservations whose ``expires_at`` is at or before that time.
         """
 
-    @abc.abstractmethod
     def count_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
                            first=None, last=None, expires_before=None):
-        """How many reservations ``find_reservations`` would return for the same filters (none is built)."""
+        """How many reservations ``find_reservations`` would return for the same filters (a store that can count
+        them without building them overrides this)."""
+        return len(self.find_reservations(namespace, pool, owner, key, version, first, last, expires_before))
 
     @abc.abstractmethod
     def save_reservation(self, reservation):
@@ -230,13 +249,16 @@ class SpanStore(Store):
     primitives."""
 
     # -- free spans -----------------------------------------------------
-    @abc.abstractmethod
     def free_first(self, namespace, pool, version, lo, hi):
-        """The free span of the pool with the lowest ``first`` in [lo, hi], or None."""
+        """The free span of the pool with the lowest ``first`` in [lo, hi], or None (of ``free_spans``; a store
+        that can ask for the first one alone overrides this)."""
+        return next(iter(self.free_spans(namespace, pool, version, lo, hi)), None)
 
-    @abc.abstractmethod
     def free_at(self, namespace, pool, version, address):
-        """The free span of the pool holding ``address``, or None."""
+        """The free span of the pool holding ``address``, or None (of ``free_spans``; a store that can look it up
+        overrides this)."""
+        below = self.free_spans(namespace, pool, version, 0, address)
+        return below[-1] if below and below[-1][2] >= address else None
 
     @abc.abstractmethod
     def free_spans(self, namespace, pool, version=None, lo=None, hi=None):
@@ -256,9 +278,9 @@ class SpanStore(Store):
         self.remove_free(namespace, pool, old)
         self.add_free(namespace, pool, new)
 
-    @abc.abstractmethod
     def clear_free(self, namespace, pool):
-        """Remove every free span of the pool."""
+        """Remove every free span of the pool (a store that can at once overrides this)."""
+        self.remove_free(namespace, pool, self.free_spans(namespace, pool))
 
     # -- released addresses waiting out the pool's reuse delay ------------
     @abc.abstractmethod

@@ -47,7 +47,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, StoreBusy, StoreUnavailable, read_only)
 from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import (
-    LOCKS_AT_BEGIN, SCHEMA_VERSION, SpanStore, check_schema_version)
+    SCHEMA_VERSION, SpanStore, check_schema_version)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._json_document import (
     DAMAGE, MIGRATIONS, Refused, State, damage, read)
 
@@ -77,7 +77,6 @@ def _write_remedy(error, directory):
 
 class JsonStore(SpanStore):
     kind = 'json'
-    capabilities = frozenset((LOCKS_AT_BEGIN,))
 
     def __init__(self, path, timeout=30, create=True):
         self.absent = not create
@@ -321,6 +320,10 @@ class JsonStore(SpanStore):
             self._pin(None)
         except OSError:
             self._pinned = self._stat = None
+
+    def reservation_transaction(self, namespace, pool, owners, key, commit, as_rerun, change):
+        """A write transaction flocks the lock file at once: a rerun is answered in a read transaction first."""
+        return self._rerun_read_first(namespace, pool, owners, key, commit, as_rerun, change)
 
     def lock_pool(self, namespace, name):
         """The exclusive lock of the transaction already excludes every other writer."""

@@ -116,7 +116,6 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores import _postg
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql_connection import (
     prepared_statements, tls_mode)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql_transactions import Transactions
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import PREFETCH
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_schema import meta, migrations, schema
 
@@ -144,15 +143,9 @@ class PostgresqlStore(Transactions, SqlStore):
     integrity_errors = (psycopg.IntegrityError,) if psycopg else ()
     driver_errors = (psycopg.Error,) if psycopg else ()
 
-    # A write transaction costs nothing until it locks (no LOCKS_AT_BEGIN): the pool's lock goes in the round
-    # trip that reads the pool anyway, with the reservations fetched for it (``prefetch``), so a new
-    # reservation is two round trips (that one, then the writes with COMMIT) and a rerun that changes nothing
-    # one (it writes nothing, and its COMMIT is not waited for).
-    capabilities = frozenset((PREFETCH,))
-
-    #: ``(namespace, pool, owners, key)`` of the transaction's ``prefetch``, or None
+    #: ``(namespace, pool, owners, key)`` of the reservations the open ``reservation_transaction`` reads, or None
     _expected = None
-    #: the ``prefetch`` that the next read of the locked namespace's pools fetches with them, or None
+    #: the ``_expected`` reservations that the next read of the locked namespace's pools fetches with them, or None
     _prefetching = None
     #: ``((namespace, pool, owners, key), rows)`` of the reservations fetched with the pools, under the lock
     _prefetched = None
@@ -211,23 +204,24 @@ class PostgresqlStore(Transactions, SqlStore):
         expected = self._expected
         self._prefetched = None
         if expected is not None and expected[0] == namespace and 0 < len(expected[2]) <= self.OWNERS_AT_ONCE:
-            # read with the pools, which the service reads next, under the lock (``_locked_pools``)
+            # fetched with the pools when they are first read under the lock (``_locked_pools``); get_reservations
+            # answers from it only the same question, and only until a write of the transaction
             self._prefetching = expected
 
-    #: what ``_locked_pools`` reads besides the pools for a ``prefetch``: on the row of its pool, the data of the
-    #: reservations its owners hold under its key (an empty array: none; NULL on the other rows)
+    #: what ``_locked_pools`` reads besides the pools in a ``reservation_transaction``: on the row of its pool, the
+    #: data of the reservations its owners hold under its key (an empty array: none; NULL on the other rows)
     #: (owners as ``IN (?, ...)``, not ``= ANY(?)`` of one array: the server would plan that again at each run)
-    PREFETCH_COLUMN = (', CASE WHEN p.name = ? THEN ARRAY(SELECT r.data FROM reservation r WHERE r.namespace = '
-                       'p.namespace AND r.pool = p.name AND r.key = ? AND r.owner IN ({owners})) END')
+    OWNERS_COLUMN = (', CASE WHEN p.name = ? THEN ARRAY(SELECT r.data FROM reservation r WHERE r.namespace = '
+                     'p.namespace AND r.pool = p.name AND r.key = ? AND r.owner IN ({owners})) END')
 
     def _locked_pools(self, namespace, pool):
-        """The pools read once locked, with the reservations of the transaction's ``prefetch`` in the same statement:
+        """The pools read once locked, with the ``_expected`` reservations in the same statement:
         one statement, one answer for both."""
         expected, self._prefetching = self._prefetching, None
         if expected is None or expected[0] != namespace:
             return super(PostgresqlStore, self)._locked_pools(namespace, pool)
         _namespace, wanted, owners, key = expected
-        columns = self.PREFETCH_COLUMN.format(owners=', '.join('?' * len(owners)))
+        columns = self.OWNERS_COLUMN.format(owners=', '.join('?' * len(owners)))
         rows = self._rows(self.LOCKED_POOLS.format(columns=columns),
                           (namespace, namespace, namespace, pool, wanted, key) + owners + (namespace,))
         found = next((row[4] for row in rows if row[4] is not None), None)
@@ -235,8 +229,14 @@ class PostgresqlStore(Transactions, SqlStore):
             self._prefetched = (expected, [(data, None) for data in found])
         return rows
 
-    def prefetch(self, namespace, pool, owners, key):
-        self._expected = (namespace, pool, tuple(owners), key)
+    def reservation_transaction(self, namespace, pool, owners, key, commit, as_rerun, change):
+        """A write transaction costs nothing until it locks: the pool's lock goes in the round trip that reads the
+        pools anyway, with the owners' reservations (``_locked_now``, ``_locked_pools``). A new reservation is two
+        round trips (that one, then the writes with COMMIT); a rerun, answered by ``change`` there, one (it writes
+        nothing, and its COMMIT is not waited for)."""
+        with self.transaction(commit=commit):
+            self._expected = (namespace, pool, tuple(owners), key)
+            return change()
 
     def get_reservations(self, namespace, pool, owners, key):
         prefetched, self._prefetched = self._prefetched, None

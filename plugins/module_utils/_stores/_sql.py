@@ -60,6 +60,21 @@ def _name_row(table, key):
     return 'table %s, row %s' % (table, ', '.join('%s=%r' % pair for pair in zip(ROWS[table][0], key)))
 
 
+def _carved_from(pools, top):
+    """The names of ``pools`` (name -> ``Pool``) that are ``top`` or lie below it in its tree (a pool's lock keeps
+    other writers off those)."""
+    found = set()
+    for name in pools:
+        seen, at = set(), name
+        while at is not None and at not in seen:
+            if at == top:
+                found.add(name)
+                break
+            seen.add(at)
+            at = pools[at].parent if at in pools else None
+    return frozenset(found)
+
+
 def _json(value):
     return json.dumps(value, sort_keys=True, separators=(',', ':'))
 
@@ -232,10 +247,11 @@ class SqlStore(SpanStore):
     #: the pools of each namespace as last read, by any transaction (see ``_unlocked``)
     _last_pools = None
     #: what a store that pays for each round trip (PostgreSQL) reads with the pools once it holds a pool's
-    #: lock (``_locked``: (namespace, pool)): namespace -> (the earliest expires_at, the earliest until of a
-    #: resting address), and (namespace, pool) -> its lowest free span (or None: it has none). They answer
-    #: "anything due?" and "the first free span" without asking again, until a write of the transaction
-    #: changes what they say.
+    #: lock (``_locked``: (namespace, pool), pool None for the namespace's): namespace -> (the earliest expires_at,
+    #: the earliest until of a resting address, the names of the pools that lock keeps every other writer off:
+    #: None for all of them), and (namespace, pool) -> the locked pool's lowest free span (or None: it has none).
+    #: They answer "anything due?" and "the first free span" without asking again, for what the lock covers only,
+    #: until a write of the transaction changes what they say.
     _locked = None
     _due = None
     _lowest = None
@@ -244,9 +260,10 @@ class SqlStore(SpanStore):
         self._namespace_pools, self._read_pools, self._due, self._lowest = {}, {}, {}, {}
 
     def _unlocked(self):
-        """True while a write transaction of a store shared by many writers has taken no lock yet: what it
-        reads then only chooses the lock to take (the service reads it again once locked), so the pools as
-        the last transaction read them serve."""
+        """True while a write transaction of a store shared by many writers has taken no lock yet: the pools as the
+        last transaction read them serve then. What a write transaction reads before its first lock may change
+        before the lock is had, on any store shared by many writers: it only chooses what to lock, and what the
+        transaction acts on is read again once locked (the store interface says so: ``_base``), whoever reads it."""
         return False
 
     def _pools_of(self, namespace):
@@ -257,12 +274,13 @@ class SqlStore(SpanStore):
             locked = self._locked if self._locked and self._locked[0] == namespace else None
             if locked:      # the pools, what is due in the namespace and the locked pool's lowest free span
                 rows = self._locked_pools(namespace, locked[1])
-                if rows:
-                    self._due[namespace] = (rows[0][1], rows[0][2])
-                    self._lowest[locked] = self._span(rows[0][3].split(' ')) if rows[0][3] else None
             else:
                 rows = self._rows('SELECT data FROM pool WHERE namespace = ? ORDER BY name', (namespace,))
             pools = self._namespace_pools[namespace] = dict((p.name, p) for p in (self._pool(r[0]) for r in rows))
+            if locked and rows:
+                self._due[namespace] = (rows[0][1], rows[0][2],
+                                        None if locked[1] is None else _carved_from(pools, locked[1]))
+                self._lowest[locked] = self._span(rows[0][3].split(' ')) if rows[0][3] else None
             if self._last_pools is None:
                 self._last_pools = {}
             self._last_pools[namespace] = pools
@@ -281,10 +299,16 @@ class SqlStore(SpanStore):
         the namespace's)."""
         return self._rows(self.LOCKED_POOLS.format(columns=''), (namespace, namespace, namespace, pool, namespace))
 
-    def _nothing_due(self, namespace, index, time):
-        """True if what was read with the pools says nothing of ``namespace`` is due at ``time``."""
+    def _nothing_due(self, namespace, pool, index, time):
+        """True if what was read with the pools under the transaction's lock says nothing of ``pool`` (None: of the
+        whole namespace) is due at ``time`` (``index`` 0: a lease, 1: a resting address). Trusted only for pools
+        that lock keeps every other writer off, whatever was asked before: the namespace's lock covers them all, a
+        pool's lock that pool and the pools carved from it; no other writer can have added a lease or a resting
+        address to them since it was read, and the transaction's own writes forget it."""
         due = self._due.get(namespace) if namespace is not None and time is not None else None
-        return due is not None and (due[index] is None or due[index] > time)
+        if due is None or not (due[2] is None or pool in due[2]):
+            return False
+        return due[index] is None or due[index] > time
 
     def get_pool(self, namespace, name):
         if namespace not in self._namespace_pools and (namespace, name) in self._read_pools:
@@ -382,7 +406,7 @@ class SqlStore(SpanStore):
 
     def find_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
                           first=None, last=None, expires_before=None):
-        if self._nothing_due(namespace, 0, expires_before):
+        if self._nothing_due(namespace, pool, 0, expires_before):
             return []
         where, params = self._reservation_filter(namespace, pool, owner, key, version, first, last, expires_before)
         sql = 'SELECT data FROM reservation' + where + ' ORDER BY namespace, pool, address'
@@ -390,7 +414,7 @@ class SqlStore(SpanStore):
 
     def count_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,
                            first=None, last=None, expires_before=None):
-        if self._nothing_due(namespace, 0, expires_before):
+        if self._nothing_due(namespace, pool, 0, expires_before):
             return 0
         where, params = self._reservation_filter(namespace, pool, owner, key, version, first, last, expires_before)
         return self._one('SELECT COUNT(*) FROM reservation' + where, params)[0]
@@ -486,7 +510,7 @@ class SqlStore(SpanStore):
                       (namespace, pool, iv.key(version, address), until))
 
     def released(self, namespace, pool, due=None, address=None):
-        if self._nothing_due(namespace, 1, due):
+        if self._nothing_due(namespace, pool, 1, due):
             return []
         sql, params = 'SELECT address, until FROM released WHERE namespace = ? AND pool = ?', [namespace, pool]
         if due is not None:

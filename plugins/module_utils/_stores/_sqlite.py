@@ -34,7 +34,6 @@ import sqlite3
 
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, StoreUnavailable
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import read_only as read_only_error
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import LOCKS_AT_BEGIN
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_schema import meta, migrations, schema
 
@@ -56,7 +55,6 @@ def read_only(path):
 
 class SqliteStore(SqlStore):
     kind = 'sqlite'
-    capabilities = frozenset((LOCKS_AT_BEGIN,))
     integrity_errors = (sqlite3.IntegrityError,)
     driver_errors = (sqlite3.Error,)
 
@@ -173,6 +171,10 @@ class SqliteStore(SqlStore):
             return StoreUnavailable('Cannot write the SQLite store %s: %s (a full disk, a file size limit or a failing '
                                     'disk). Free some space and retry; the store was not changed.' % (self.path, text))
         return StoreUnavailable('The SQLite store %s failed: %s' % (self.path, text))
+
+    def reservation_transaction(self, namespace, pool, owners, key, commit, as_rerun, change):
+        """BEGIN IMMEDIATE takes the write lock at once: a rerun is answered in a read transaction first."""
+        return self._rerun_read_first(namespace, pool, owners, key, commit, as_rerun, change)
 
     def lock_pool(self, namespace, name):
         """BEGIN IMMEDIATE already excludes every other writer."""

@@ -36,7 +36,7 @@ class NetboxFreeSpace(FreeSpace):
 
     def _ranges(self, pool, subnet=None):
         """The pool's IP ranges as NetBox holds them: ``(version, first, last, id, prefix length)``, sorted (read
-        with the rest of a change by ``NetboxStore.expect``, or here)."""
+        with the rest of a change by ``NetboxStore.reservation_transaction``, or here)."""
         tx = self.client.tx
         if tx is not None and (pool.namespace, pool.name) in tx.ranges:
             objs = tx.ranges[(pool.namespace, pool.name)]

@@ -36,9 +36,9 @@ query ($claim: String!, $pool: String!) {
     id address status custom_field_data vrf { id name } }
   p: prefix_list(filters: {custom_field_data: {path: "netpool_pool", lookup: {string_lookup: {exact: $pool}}}}) {
     id prefix custom_field_data vrf { id name } tags { slug } } }'''.split())
-#: what a change of a pool's reservations reads, in one GraphQL request (``NetboxStore.expect``): the reservations
-#: of its claims, the prefixes of every pool (the pool's tree), the pool's IP ranges, and the IP addresses whose
-#: netpool_expires is due (leases that ran out, rests that are over)
+#: what a change of a pool's reservations reads, in one GraphQL request (``NetboxStore._read_for_change``): the
+#: reservations of its claims, the prefixes of every pool (the pool's tree), the pool's IP ranges, and the IP
+#: addresses whose netpool_expires is due (leases that ran out, rests that are over)
 READ_FOR_CHANGE = ' '.join('''
 query ($claims: String!, $pool: String!, $from: String!, $to: String!) {
   a: ip_address_list(filters: {custom_field_data: {path: "netpool_claim", lookup: {string_lookup: {regex: $claims}}}}) {

@@ -48,7 +48,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as 
 from ansible_collections.netpool.ipam.plugins.module_utils import _retry
 from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
     AddressInUse, InvalidArgument, StoreUnavailable, Unsupported, missing_library)
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import PREFETCH, Store
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import Store
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox import _client
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._client import (
     Client, Refused, Transaction, holding)
@@ -64,9 +64,6 @@ class NetboxStore(Store):
     """Pools and reservations in NetBox's IPAM, over its REST API."""
 
     kind = 'netbox'
-    #: a write transaction costs nothing until it commits (there is no lock to take, no LOCKS_AT_BEGIN): a change
-    #: reads and decides in it, in one request (``prefetch``), and a rerun that changes nothing sends no write
-    capabilities = frozenset((PREFETCH,))
 
     def __init__(self, spec, timeout=30, validate_certs=True, token=None, create=True):
         if not _client.HAVE_REQUESTS:
@@ -293,7 +290,15 @@ class NetboxStore(Store):
                     found[r.version] = r
         return next((found[v] for v in sorted(found) if found[v] is not None), None)
 
-    def prefetch(self, namespace, pool, owners, key):
+    def reservation_transaction(self, namespace, pool, owners, key, commit, as_rerun, change):
+        """A write transaction costs nothing until it commits (there is no lock to take): a change reads and decides
+        in it, what it reads fetched in one request (``_read_for_change``), and a rerun that changes nothing sends
+        no write."""
+        with self.transaction(commit=commit):
+            self._read_for_change(namespace, pool, owners, key)
+            return change()
+
+    def _read_for_change(self, namespace, pool, owners, key):
         """Read at once, in one GraphQL request, what a change of ``owners``' reservations in ``pool`` reads next:
         their claims, the namespace's pools, the pool's IP ranges and what is due in the namespace (see
         ``READ_FOR_CHANGE``). Where GraphQL cannot be used, each is read by the REST API when asked for."""

@@ -77,3 +77,52 @@ def test_unknown_scheme_and_netbox_without_a_token_are_clear_errors():
 def test_redact():
     assert redact('postgresql://ipam:s3cret@db:5432/ipam') == 'postgresql://ipam:********@db:5432/ipam'
     assert 's3cret' not in redact('postgresql://db/ipam?user=ipam&password=s3cret')
+
+
+#: what ``Store``/``SpanStore`` derive from the other methods, for a store that cannot do better
+DERIVED = ('get_pool', 'get_reservation', 'holder', 'count_reservations', 'free_first', 'free_at', 'clear_free')
+
+
+@pytest.mark.parametrize('spec', ['ipam.sqlite', 'ipam.json'])
+def test_what_the_interface_derives_is_what_each_store_answers(spec, tmp_path):
+    """A new store may leave out the methods the interface derives from the others: they answer as the stores'
+    own, which every store keeps (it asks in fewer statements)."""
+    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+    store = open_store(str(tmp_path / spec))
+    try:
+        svc = Service(store)
+        svc.pool('web', subnets=[{'cidr': '10.0.0.0/24', 'ranges': ['10.0.0.10-10.0.0.40']},
+                                 {'cidr': 'fd00::/120', 'ranges': ['fd00::10-fd00::30']}])
+        svc.pool('kid', parent='web', prefix_length=28)
+        svc.reserve('web', 'a', family='dual')
+        svc.reserve('web', 'b', address='10.0.0.20')
+        svc.reserve('web', 'c', address='10.0.0.25', ttl=60)
+        svc.reserve('kid', 'd')
+        base = dict((name, getattr(SpanStore, name)) for name in DERIVED)
+        asked = [('get_pool', ('default', 'web')), ('get_pool', ('default', 'nope')),
+                 ('get_reservation', ('default', 'web', 'a', 'default')),
+                 ('get_reservation', ('default', 'web', 'a', 'default', 6)),
+                 ('get_reservation', ('default', 'web', 'z', 'default')),
+                 ('count_reservations', ()), ('count_reservations', ('default', 'web')),
+                 ('count_reservations', ('default', None, None, None, None, None, None, '9999-01-01T00:00:00Z'))]
+        with store.transaction(write=False):
+            for r in store.find_reservations():
+                asked.append(('holder', (r.namespace, r.version, r.address)))
+            asked.append(('holder', ('default', 4, 1)))
+            for version, first, last in store.free_spans('default', 'web'):
+                asked += [('free_at', ('default', 'web', version, first)),
+                          ('free_at', ('default', 'web', version, last)),
+                          ('free_at', ('default', 'web', version, first - 1)),
+                          ('free_first', ('default', 'web', version, first, last)),
+                          ('free_first', ('default', 'web', version, first + 1, last + 1000))]
+            for name, args in asked:
+                own, derived = getattr(store, name)(*args), base[name](store, *args)
+                if name in ('get_pool', 'get_reservation', 'holder'):
+                    own, derived = [x and x.to_data() for x in (own, derived)]
+                assert own == derived, (name, args)
+        with store.transaction(commit=False):
+            base['clear_free'](store, 'default', 'web')
+            assert store.free_spans('default', 'web') == []
+            assert store.free_first('default', 'web', 4, 0, (1 << 32) - 1) is None
+    finally:
+        store.close()
