@@ -185,6 +185,15 @@ class Planner(object):
         self.free = {}
         #: identities whose current reservation this process planned to replace: it goes before the new one
         self.replacing = set()
+        #: namespaces of the pools this process writes (an apply creating, changing or deleting pools)
+        self.pools_changed = set()
+
+    def pool_written(self, namespace):
+        """This process (an apply) creates, changes or deletes a pool of ``namespace``. Terraform plans each new
+        reservation again at apply: one that the plan planned no address for (its pool made by the same apply)
+        is then left for the apply to allocate, not planned from pools that the apply is still changing (a child
+        carved after the plan would make the address it planned no longer free)."""
+        self.pools_changed.add(namespace)
 
     def _held(self, service, namespace, pool):
         if (namespace, pool) not in self.held:
@@ -202,6 +211,8 @@ class Planner(object):
         if ident in self.planned:
             return self.planned[ident]
         namespace, pool, owner, key, family = ident
+        if namespace in self.pools_changed and self.ledger.get(ident) is None:
+            return None     # planned none at plan, and the pools are changing: the apply allocates it
         by_owner, by_address = self._held(service, namespace, pool)
         taken = self.taken.setdefault((namespace, pool), set())
         mine = [r for r in by_owner.get((owner, key), ()) if family is None or version(r['address']) == family]

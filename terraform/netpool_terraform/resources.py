@@ -487,11 +487,18 @@ class Pool(Base, iface.Resource):
             add_failure(ctx.diagnostics, 'plan pool %s' % (current or {}).get('name'), e, self.provider.params)
         return planned
 
+    def _writes(self, namespace):
+        """This process writes a pool of ``namespace`` (``Planner.pool_written``)."""
+        if self.provider.planner is not None:
+            self.provider.planner.pool_written(namespace)
+
     def create(self, ctx, planned):
+        self._writes(self._namespace(planned))
         return self.run(ctx, 'create pool %s' % planned['name'],
                         lambda service: self._state(self._declare(service, planned)['pool'], planned), writes=True)
 
     def update(self, ctx, current, planned):
+        self._writes(self._namespace(planned))
         return self.run(ctx, 'update pool %s' % planned['name'],
                         lambda service: self._state(self._declare(service, planned)['pool'], planned), writes=True)
 
@@ -532,6 +539,8 @@ class Pool(Base, iface.Resource):
             return False
 
     def delete(self, ctx, current):
+        self._writes(current['namespace'])
+
         def work(service):
             return service.pool(current['name'], namespace=current['namespace'], state='absent',
                                 force=bool(current.get('force')))

@@ -339,7 +339,8 @@ def test_a_reservation_planned_none_never_takes_an_address_planned_for_another(t
     """At apply, Terraform plans each new reservation again, ten at once: in a pool with two free addresses, two of
     three are planned them and the third is planned none. Whichever order the three then apply in, the third takes
     no address planned for another (they would fail ``address_in_use``): it fails ``pool_exhausted`` saying why, or,
-    with a free address beside them, takes that one; an owner that holds its address already keeps it."""
+    with a free address beside them, takes that one; an owner that holds its address already keeps it. An apply that
+    writes pools plans again only what the plan planned."""
     from ansible_collections.netpool.ipam.plugins.module_utils._service import Service  # pylint: disable=C0415
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store  # noqa: E501 pylint: disable=C0415
     from netpool_terraform._planning import Ledger, NoneLeft, Planner  # pylint: disable=import-error,C0415
@@ -362,4 +363,13 @@ def test_a_reservation_planned_none_never_takes_an_address_planned_for_another(t
     svc.reserve('tiny', 'held')
     assert planner.unplanned(svc, ident['held']) is None
     assert Planner(Ledger(str(tmp_path / 'other.jsonl'))).unplanned(svc, ident['vm2']) is None  # planned nothing
+
+    # an apply that writes pools plans again only what the plan planned (a child it carves next would make any
+    # other address it plans now no longer free): the rest it allocates
+    ledger = Ledger(str(tmp_path / 'apply.jsonl'))
+    ledger.put(ident['vm0'], '10.50.0.4')
+    apply = Planner(ledger)
+    apply.pool_written('default')
+    assert apply.plan(svc, ident['vm0'])['address'] == '10.50.0.4'
+    assert apply.plan(svc, ident['vm2']) is None
     store.close()
