@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import ROOT, environment, machine, timed, tool  # noqa: E402  pylint: disable=wrong-import-position
 
 sys.path.insert(0, os.path.join(ROOT, 'collections'))
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service  # noqa: E402
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service  # noqa: E402
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store  # noqa: E402
 
 BATCH = 1000

@@ -36,7 +36,7 @@ def main():
     harness = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(harness)
     import requests
-    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
     timings = collections.defaultdict(list)

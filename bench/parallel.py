@@ -55,7 +55,7 @@ def use_tree(tree=None, lookup=False):
     if lookup:
         from ansible.plugins.loader import init_plugin_loader  # pylint: disable=import-outside-toplevel
         init_plugin_loader([collections])
-    from ansible_collections.netpool.ipam.plugins.module_utils import _service  # noqa: E402
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _service  # noqa: E402
     from ansible_collections.netpool.ipam.plugins.module_utils._stores import _registry  # noqa: E402
     Service, open_store = _service.Service, _registry.open_store
     return os.path.dirname(os.path.dirname(os.path.dirname(_service.__file__)))
@@ -71,7 +71,7 @@ def _lookup_reserve(spec):
     from ansible.parsing.dataloader import DataLoader  # pylint: disable=import-outside-toplevel
     from ansible.plugins.loader import lookup_loader  # pylint: disable=import-outside-toplevel
     lookup = lookup_loader.get('netpool.ipam.address', loader=DataLoader())
-    runner = sys.modules['ansible_collections.netpool.ipam.plugins.module_utils._runner']
+    runner = sys.modules['ansible_collections.netpool.ipam.plugins.module_utils._task._runner']
     return (lambda pool, owner: lookup.run([pool], variables={}, owner=owner, allocate=True, store=spec)[0]), \
         runner.close_all, lambda: next(iter(runner._SERVICES.values())).store  # pylint: disable=protected-access
 

@@ -25,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'collections'))
 
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service  # noqa: E402
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service  # noqa: E402
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store  # noqa: E402
 
 CIDR = '10.0.0.0/16'

@@ -52,7 +52,7 @@ def main():
     parser.add_argument('--count', type=int, default=500)
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(os.path.abspath(args.tree), 'collections'))
-    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service  # noqa: E402
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service  # noqa: E402
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store  # noqa: E402
     spec, schema = postgresql_spec()
     try:
@@ -68,7 +68,7 @@ def main():
                 cases += [('10 owners, one task', lambda: many('web', ['o%d' % i for i in range(10)])),
                           ('10 owners, rerun', lambda: many('web', ['o%d' % i for i in range(10)]))]
             print('collection: %s' % os.path.dirname(os.path.dirname(os.path.dirname(
-                sys.modules['ansible_collections.netpool.ipam.plugins.module_utils._service'].__file__))))
+                sys.modules['ansible_collections.netpool.ipam.plugins.module_utils._allocation._service'].__file__))))
             print('| what | round trips |')
             print('| --- | --- |')
             for what, call in cases:

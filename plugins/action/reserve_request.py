@@ -25,7 +25,7 @@ from ansible.plugins.action import ActionBase
 from ansible.template import is_trusted_as_template
 from ansible.utils.display import Display
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _secrets
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _reserve
 
 display = Display()

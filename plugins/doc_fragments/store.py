@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 class ModuleDocFragment(object):
-    """The store options of every netpool.ipam module (argument spec: module_utils/_options.py STORE_OPTIONS).
+    """The store options of every netpool.ipam module (argument spec: module_utils/_task/_options.py STORE_OPTIONS).
 
     ``netpool.ipam.store`` is for modules; ``netpool.ipam.store.plugin`` gives the lookup the same options
     with their C(env) entries.

@@ -149,9 +149,9 @@ import json
 from ansible.inventory.group import to_safe_group_name
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
-from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
-from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_OPTIONS
-from ansible_collections.netpool.ipam.plugins.plugin_utils._adapter import LookupIpamError, lookup_store, plugin_call
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._checks import option_errors
+from ansible_collections.netpool.ipam.plugins.module_utils._task._options import STORE_OPTIONS
+from ansible_collections.netpool.ipam.plugins.plugin_utils._task._adapter import LookupIpamError, lookup_store, plugin_call
 
 NAME = 'netpool.ipam.reservations'
 

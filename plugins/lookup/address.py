@@ -133,12 +133,12 @@ from ansible.errors import AnsibleError
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.lookup import LookupBase
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _secrets
-from ansible_collections.netpool.ipam.plugins.module_utils._options import (
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._task._options import (
     LOOKUP_OPTIONS, STORE_ENV, STORE_OPTIONS, STORE_TOKEN_ENV)
-from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import did_you_mean
-from ansible_collections.netpool.ipam.plugins.plugin_utils._adapter import LookupIpamError, lookup_call, lookup_store
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._checks import option_errors
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import did_you_mean
+from ansible_collections.netpool.ipam.plugins.plugin_utils._task._adapter import LookupIpamError, lookup_call, lookup_store
 
 OPTIONS = tuple(STORE_OPTIONS) + ('allocate', 'format', 'family')
 

@@ -35,8 +35,9 @@ their first call (Terraform starts its provider several times per command, and m
 store).
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _align, _checks, _intervals, _metadata, _model, _secrets
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _align
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals, _metadata, _model, _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
     AddressExcluded, AddressInUse, InvalidArgument, IpamError, PoolExhausted, PoolNotFound)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _registry
 
@@ -67,7 +68,7 @@ __all__ = [
 
 def _runner():
     """The runner (the service and the stores behind it), imported at its first use."""
-    from ansible_collections.netpool.ipam.plugins.module_utils import _runner as runner  # pylint: disable=import-outside-toplevel
+    from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner as runner  # pylint: disable=import-outside-toplevel
     return runner
 
 
@@ -114,7 +115,7 @@ def failure(error, params, doing=None, who='netpool.ipam', report=None, base_dir
 def store_options():
     """The store options (``store``, ``store_token``, ``validate_certs``, ``timeout``, ``namespace``): name ->
     Ansible argument spec (``type``, ``default``, ``fallback`` with its environment variables, ``no_log``)."""
-    from ansible_collections.netpool.ipam.plugins.module_utils import _options  # pylint: disable=import-outside-toplevel
+    from ansible_collections.netpool.ipam.plugins.module_utils._task import _options  # pylint: disable=import-outside-toplevel
     return _options.STORE_OPTIONS
 
 
@@ -153,14 +154,14 @@ redact = _secrets.redact
 def export_document(store):
     """The whole state of an open store (``open_store``) as one document: pools, reservations, resting addresses,
     history."""
-    from ansible_collections.netpool.ipam.plugins.module_utils import _transfer  # pylint: disable=import-outside-toplevel
+    from ansible_collections.netpool.ipam.plugins.module_utils._maintenance import _transfer  # pylint: disable=import-outside-toplevel
     return _transfer.export_document(store)
 
 
 def import_document(store, document, replace=False, check=False):
     """Write ``document`` (``export_document``'s) into an open store, in one transaction: ``changed`` and ``before``.
     A store that holds anything is refused unless ``replace``; ``check``: write nothing."""
-    from ansible_collections.netpool.ipam.plugins.module_utils import _transfer  # pylint: disable=import-outside-toplevel
+    from ansible_collections.netpool.ipam.plugins.module_utils._maintenance import _transfer  # pylint: disable=import-outside-toplevel
     return _transfer.import_document(store, document, replace=replace, check=check)
 
 

@@ -286,7 +286,7 @@ error:
   sample: pool_not_found
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils._module import run_module
+from ansible_collections.netpool.ipam.plugins.module_utils._task._module import run_module
 
 
 def main():

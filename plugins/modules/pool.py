@@ -459,7 +459,7 @@ holder:
   sample: {pool: cluster, owner: node7, key: default, address: 10.0.0.245}
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils._module import run_module
+from ansible_collections.netpool.ipam.plugins.module_utils._task._module import run_module
 
 
 def main():

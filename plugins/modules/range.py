@@ -226,7 +226,7 @@ error:
   sample: address_out_of_pool
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils._module import run_module
+from ansible_collections.netpool.ipam.plugins.module_utils._task._module import run_module
 
 
 def main():

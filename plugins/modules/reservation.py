@@ -444,7 +444,7 @@ holder:
   sample: {pool: web, owner: lb1, key: vip}
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils._module import run_module
+from ansible_collections.netpool.ipam.plugins.module_utils._task._module import run_module
 
 
 def main():

@@ -78,7 +78,7 @@ table:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_OPTIONS
+from ansible_collections.netpool.ipam.plugins.module_utils._task._options import STORE_OPTIONS
 
 
 def main():

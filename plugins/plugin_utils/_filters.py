@@ -12,7 +12,7 @@ import functools
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
 
 
 def filter_module(name, render):

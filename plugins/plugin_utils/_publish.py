@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import zlib
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _metadata
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, missing_library
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _metadata
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument, missing_library
 
 # the libraries, imported once (guarded) where the metadata is checked
 netaddr = _metadata.netaddr

@@ -34,13 +34,14 @@ from ansible.plugins.loader import strategy_loader
 from ansible.plugins.strategy.linear import StrategyModule as LinearStrategy
 from ansible.template import trust_as_template
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _runner, _secrets
-from ansible_collections.netpool.ipam.plugins.module_utils._options import STORE_TOKEN_ENV
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv, _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._task._options import STORE_TOKEN_ENV
 # the local stores the role's tasks open, and their free space (plain imports: each worker that runs a task would
 # import them otherwise)
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _spans  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.netpool.ipam.plugins.module_utils._space import _spans  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json, _sqlite  # noqa: F401 pylint: disable=unused-import
-from ansible_collections.netpool.ipam.plugins.plugin_utils import _inprocess
+from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _inprocess
 
 # (role variable, request field): what netpool.ipam.reserve_request reads from the host's variables.
 REQUEST = (('ipam_state', 'state'), ('ipam_owner', 'owner'), ('ipam_pool', 'pool'), ('ipam_key', 'key'),

@@ -18,7 +18,7 @@ from ansible_collections.netpool.ipam.plugins.action import (
     info as info_action, pool as pool_action, range as range_action, reservation as reservation_action)
 from ansible_collections.netpool.ipam.plugins.doc_fragments.store import ModuleDocFragment as StoreFragment
 from ansible_collections.netpool.ipam.plugins.lookup import address
-from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs
+from ansible_collections.netpool.ipam.plugins.module_utils._task._options import module_kwargs
 from ansible_collections.netpool.ipam.plugins.modules import (
     info as info_module, pool as pool_module, range as range_module, reservation as reservation_module)
 from ansible_collections.netpool.ipam.tests.support.reliability import action

@@ -17,7 +17,7 @@ from unittest.mock import MagicMock
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 FIXTURES = os.path.join(ROOT, 'tests', 'unit', 'fixtures')

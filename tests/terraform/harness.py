@@ -23,7 +23,7 @@ import sys
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))

@@ -89,7 +89,7 @@ import sys
 from tf.utils import Diagnostics
 from netpool_terraform.provider import NetpoolProvider
 from netpool_terraform.resources import Reservation
-SERVICE = 'ansible_collections.netpool.ipam.plugins.module_utils._service'
+SERVICE = 'ansible_collections.netpool.ipam.plugins.module_utils._allocation._service'
 provider, diags = NetpoolProvider(), Diagnostics()
 provider.get_provider_schema(diags)
 schemas = [r.get_schema() for r in provider.get_resources() + provider.get_data_sources()]
@@ -280,7 +280,7 @@ def test_a_refresh_reads_the_store_once_per_namespace(tmp_path):
     (IPv4, IPv6, dual, no family, an owner that holds nothing, a pool that is gone); a write of the process makes
     the next read read the store again, and see the write."""
     from tf.utils import Diagnostics  # pylint: disable=import-outside-toplevel
-    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service  # pylint: disable=C0415
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service  # pylint: disable=C0415
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store  # noqa: E501 pylint: disable=C0415
     from netpool_terraform.provider import NetpoolProvider  # pylint: disable=import-error,import-outside-toplevel
     from netpool_terraform.resources import Reservation, get  # pylint: disable=import-error,import-outside-toplevel
@@ -341,7 +341,7 @@ def test_a_reservation_planned_none_never_takes_an_address_planned_for_another(t
     no address planned for another (they would fail ``address_in_use``): it fails ``pool_exhausted`` saying why, or,
     with a free address beside them, takes that one; an owner that holds its address already keeps it. An apply that
     writes pools plans again only what the plan planned."""
-    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service  # pylint: disable=C0415
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service  # pylint: disable=C0415
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store  # noqa: E501 pylint: disable=C0415
     from netpool_terraform._planning import Ledger, NoneLeft, Planner  # pylint: disable=import-error,C0415
 

@@ -25,28 +25,26 @@ SOURCES = [('plugins', 'plugins'), (os.path.join('terraform', 'netpool_terraform
            ('tools', 'tools')]
 
 #: the layers, lowest first: (layer, patterns of dotted module names). A layer may import its own layer and
-#: every layer before it. Patterns are fnmatch patterns; ``_freespace*`` covers a module and a package alike.
+#: every layer before it. In plugins/module_utils/ each folder is one layer (docs/developing.md, "Layers"), so a
+#: new file has its layer by the folder it is put in; ``test_module_utils_lives_in_folders`` keeps it so.
 MU = 'plugins.module_utils.'
 LAYERS = [
-    ('vocabulary', [MU + '_errors', MU + '_model', MU + '_intervals', MU + '_secrets', MU + '_metadata',
-                    # _retry (how long to wait on a busy store) is used by the PostgreSQL store itself, so it
-                    # sits under the stores, not beside the runner as the table of issue 24 guessed ("?").
-                    MU + '_retry']),
-    ('checks', [MU + '_checks']),
-    ('tree', [MU + '_tree', MU + '_hostpart']),
-    ('free space', [MU + '_freespace', MU + '_freespace.*']),
+    ('vocabulary', [MU + '_vocabulary', MU + '_vocabulary.*']),
+    ('space', [MU + '_space', MU + '_space.*']),
     ('stores', [MU + '_stores', MU + '_stores.*']),
-    ('rules beside the service', [MU + '_reshape', MU + '_verify', MU + '_results', MU + '_transfer',
-                                  MU + '_owners', MU + '_align', MU + '_nextfree', MU + '_dual']),
-    ('service', [MU + '_service', MU + '_pools']),
-    ('runner', [MU + '_runner', MU + '_options']),
-    ('adapter', ['plugins.plugin_utils.*', MU + '_module']),
+    ('maintenance', [MU + '_maintenance', MU + '_maintenance.*']),
+    ('allocation', [MU + '_allocation', MU + '_allocation.*']),
+    ('task', [MU + '_task', MU + '_task.*']),
+    ('adapter', ['plugins.plugin_utils', 'plugins.plugin_utils.*']),
     ('plugins', ['plugins.action.*', 'plugins.lookup.*', 'plugins.inventory.*', 'plugins.filter.*',
                  'plugins.modules.*', 'plugins.doc_fragments.*']),
     # the public entry point, for programs outside Ansible: above every plugin (nothing in plugins/ imports it)
     ('api', [MU + 'api']),
     ('terraform and tools', ['netpool_terraform', 'netpool_terraform.*', 'tools.*']),
 ]
+
+#: the modules that stand directly in plugins/module_utils/, outside every folder: the public entry point only
+FLAT = ['api.py']
 
 #: the code that lies outside the plugins (the Terraform provider, the tools), and the one module of ``plugins/``
 #: it may import: the public entry point, versioned with the collection (docs/developing.md)
@@ -186,9 +184,9 @@ def edges():
 
 def test_the_code_is_read(edges):
     """The walk finds the code and its imports (else the tests below would pass on nothing)."""
-    assert MU + '_service' in edges and 'netpool_terraform.provider' in edges
-    assert MU + '_errors' in edges[MU + '_service']
-    assert 'plugins.plugin_utils._adapter' in edges['plugins.action.reservation']
+    assert MU + '_allocation._service' in edges and 'netpool_terraform.provider' in edges
+    assert MU + '_vocabulary._errors' in edges[MU + '_allocation._service']
+    assert 'plugins.plugin_utils._task._adapter' in edges['plugins.action.reservation']
 
 
 def test_every_module_has_a_layer(edges):
@@ -236,17 +234,18 @@ def test_no_import_loop(edges):
 def test_a_loop_and_an_upward_import_are_found(tmp_path):
     """The checks above can fail: a made-up tree with a loop hidden in a method and an import upward."""
     package = tmp_path / 'plugins' / 'module_utils'
-    (package / '_stores').mkdir(parents=True)
+    for folder in ('_stores', '_vocabulary', '_space', '_allocation'):
+        (package / folder).mkdir(parents=True)
     collection = 'ansible_collections.netpool.ipam.plugins.module_utils'
-    (package / '_errors.py').write_text(u'class IpamError(Exception):\n    pass\n')
-    (package / '_tree.py').write_text(u'from %s._errors import IpamError\n' % collection)
-    (package / '_service.py').write_text(u'from %s import _tree\nfrom ._stores import _base\n' % collection)
+    (package / '_vocabulary' / '_errors.py').write_text(u'class IpamError(Exception):\n    pass\n')
+    (package / '_space' / '_tree.py').write_text(u'from %s._vocabulary._errors import IpamError\n' % collection)
+    (package / '_allocation' / '_service.py').write_text(u'from %s._space import _tree\nfrom .._stores import _base\n' % collection)
     (package / '_stores' / '_base.py').write_text(
-        u'def later():\n    from %s._service import Service\n' % collection)
+        u'def later():\n    from %s._allocation._service import Service\n' % collection)
     edges = graph(str(tmp_path), [('plugins', 'plugins')])
-    assert edges[MU + '_service'] == {MU + '_tree', MU + '_stores._base'}
-    assert upward(edges) == [(MU + '_stores._base', MU + '_service')]
-    assert loops(edges) == [{MU + '_service', MU + '_stores._base'}]
+    assert edges[MU + '_allocation._service'] == {MU + '_space._tree', MU + '_stores._base'}
+    assert upward(edges) == [(MU + '_stores._base', MU + '_allocation._service')]
+    assert loops(edges) == [{MU + '_allocation._service', MU + '_stores._base'}]
 
 
 def test_a_private_import_of_the_provider_is_found(tmp_path):
@@ -254,13 +253,27 @@ def test_a_private_import_of_the_provider_is_found(tmp_path):
     entry point, and a module_utils file that imports the entry point (an import upward)."""
     package = tmp_path / 'plugins' / 'module_utils'
     provider = tmp_path / 'terraform' / 'netpool_terraform'
-    package.mkdir(parents=True)
+    (package / '_task').mkdir(parents=True)
     provider.mkdir(parents=True)
     collection = 'ansible_collections.netpool.ipam.plugins.module_utils'
-    (package / '_runner.py').write_text(u'def run():\n    from %s import api\n' % collection)
-    (package / 'api.py').write_text(u'def run():\n    from %s import _runner\n' % collection)
-    (provider / 'provider.py').write_text(u'from %s import _runner, api\n' % collection)
+    (package / '_task' / '_runner.py').write_text(u'def run():\n    from %s import api\n' % collection)
+    (package / 'api.py').write_text(u'def run():\n    from %s._task import _runner\n' % collection)
+    (provider / 'provider.py').write_text(u'from %s._task import _runner\nfrom %s import api\n'
+                                          % (collection, collection))
     edges = graph(str(tmp_path), [('plugins', 'plugins'), (os.path.join('terraform', 'netpool_terraform'),
                                                            'netpool_terraform')])
-    assert private_imports(edges) == [('netpool_terraform.provider', MU + '_runner')]
-    assert upward(edges) == [(MU + '_runner', MU + 'api')]
+    assert private_imports(edges) == [('netpool_terraform.provider', MU + '_task._runner')]
+    assert upward(edges) == [(MU + '_task._runner', MU + 'api')]
+
+
+def test_module_utils_lives_in_folders():
+    """plugins/module_utils/ holds its folders (one per layer) and the public entry point: a new module goes into
+    the folder of its layer, where LAYERS has it already."""
+    base = os.path.join(ROOT, 'plugins', 'module_utils')
+    flat = sorted(name for name in os.listdir(base) if name.endswith('.py'))
+    assert flat == FLAT, 'put these into the folder of their layer (docs/developing.md, "Layers"): %s' % (
+        ', '.join(sorted(set(flat) - set(FLAT))))
+    folders = sorted(name for name in os.listdir(base) if os.path.isdir(os.path.join(base, name))
+                     and name != '__pycache__')
+    assert folders == sorted(pattern[len(MU):] for _layer, patterns in LAYERS for pattern in patterns
+                             if pattern.startswith(MU) and '.' not in pattern[len(MU):] and pattern != MU + 'api')

@@ -16,7 +16,7 @@ allocates an address, takes a requested one, gives one back (now or after
 the pool's reuse delay), ends the rests that are over and rebuilds a
 pool's free space. The stores that keep free spans (SQLite, PostgreSQL,
 JSON) are ``SpanStore``s: they offer span primitives and share one
-implementation of it, ``_freespace._spans.Spans``; a store that allocates for
+implementation of it, ``_space._spans.Spans``; a store that allocates for
 itself (NetBox's available-ips) implements ``FreeSpace`` its own way.
 
 Every method but ``transaction`` and ``close`` is called inside
@@ -41,7 +41,7 @@ one fixed width, so comparing strings compares times.
 
 import abc
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreAbsent, StoreUnavailable, StoreVersion
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import StoreAbsent, StoreUnavailable, StoreVersion
 
 
 #: 4: a reservation is one per family of (namespace, pool, owner, key) (``family: dual``)
@@ -245,7 +245,7 @@ class Store(abc.ABC):
 
 class SpanStore(Store):
     """A store that keeps each pool's free space as spans, and the addresses resting under a reuse delay
-    (SQLite, PostgreSQL, JSON): the registry hands it ``_freespace._spans.Spans``, written once over these
+    (SQLite, PostgreSQL, JSON): the registry hands it ``_space._spans.Spans``, written once over these
     primitives."""
 
     # -- free spans -----------------------------------------------------

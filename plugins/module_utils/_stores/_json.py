@@ -43,9 +43,9 @@ import os
 import tempfile
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
     AddressInUse, StoreBusy, StoreUnavailable, read_only)
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import (
     SCHEMA_VERSION, SpanStore, check_schema_version)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._json_document import (

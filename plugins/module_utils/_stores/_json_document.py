@@ -13,10 +13,10 @@ written, so one place says which version this collection writes.
 import bisect
 import json
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _derive
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool
-from ansible_collections.netpool.ipam.plugins.module_utils._tree import footprint
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._space import _derive
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool
+from ansible_collections.netpool.ipam.plugins.module_utils._space._tree import footprint
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base
 
 
@@ -141,7 +141,7 @@ class State(object):
     pools never touch one line or one insertion point (two git branches that change different pools merge
     cleanly): ``pools`` -> namespace -> pool -> {``pool``, ``released``, ``reservations`` sorted by owner and
     key}; ``history`` -> namespace -> pool -> owner ("" for the pool's own events) -> entries, oldest first.
-    Free spans are derived when the document is read (``_freespace._derive.derive``), never stored."""
+    Free spans are derived when the document is read (``_space._derive.derive``), never stored."""
 
     def __init__(self, document):
         self.pools = {}          # (namespace, name) -> pool data

@@ -110,8 +110,8 @@ try:
 except ImportError:  # pragma: no cover - exercised by the missing-library test
     psycopg = None
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, missing_library
-from ansible_collections.netpool.ipam.plugins.module_utils._secrets import find, redact
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument, missing_library
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._secrets import find, redact
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _postgresql_connection as connection
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql_connection import (
     prepared_statements, tls_mode)

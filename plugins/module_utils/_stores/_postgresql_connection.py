@@ -21,9 +21,9 @@ try:
 except ImportError:  # pragma: no cover - exercised by the missing-library test
     psycopg = None
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _retry
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, StoreUnavailable
-from ansible_collections.netpool.ipam.plugins.module_utils._secrets import hide
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _retry
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument, StoreUnavailable
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._secrets import hide
 
 
 #: Hosts whose traffic never leaves this machine.

@@ -19,9 +19,9 @@ except ImportError:  # pragma: no cover - exercised by the missing-library test
     psycopg = None
     pg_errors = None
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils import _retry
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _retry
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
     AddressInUse, StoreBusy, StoreUnavailable)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql_connection import (
     PREPARED, retryable_sqlstate)

@@ -15,8 +15,8 @@ import importlib
 import os
 import re
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, StoreUnavailable, missing_store
-from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument, StoreUnavailable, missing_store
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._secrets import redact
 
 
 _PACKAGE = 'ansible_collections.netpool.ipam.plugins.module_utils.'
@@ -29,12 +29,12 @@ STORES = {
     'netbox': ('_netbox._store', 'NetboxStore'),
 }
 
-#: store kind -> (module, class) of its free-space component (``_freespace._interface.FreeSpace``): the span
+#: store kind -> (module, class) of its free-space component (``_space._interface.FreeSpace``): the span
 #: implementation for the stores that keep free spans, NetBox's own beside its client
 FREE_SPACE = {
-    'sqlite': ('_freespace._spans', 'Spans'),
-    'json': ('_freespace._spans', 'Spans'),
-    'postgresql': ('_freespace._spans', 'Spans'),
+    'sqlite': ('_space._spans', 'Spans'),
+    'json': ('_space._spans', 'Spans'),
+    'postgresql': ('_space._spans', 'Spans'),
     'netbox': ('_stores._netbox._freespace', 'NetboxFreeSpace'),
 }
 

@@ -15,10 +15,10 @@ an index on the key column answers "first free span at or after X" and
 import contextlib
 import json
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import AddressInUse, DamagedRow, StoreUnavailable
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import AddressInUse, DamagedRow, StoreUnavailable
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SpanStore
 
 

@@ -32,8 +32,8 @@ This is a private module: it may change at any time.
 import os
 import sqlite3
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, StoreUnavailable
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import read_only as read_only_error
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import StoreBusy, StoreUnavailable
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import read_only as read_only_error
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_schema import meta, migrations, schema
 

@@ -16,7 +16,7 @@ import os
 import re
 import subprocess
 
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.tests.support.reliability import (
     ROOT, ansible_bin, ansible_env)

@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.tests.unit.playbooks.test_playbooks import playbook
 

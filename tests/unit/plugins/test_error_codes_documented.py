@@ -7,7 +7,7 @@
 import os
 import re
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import ERRORS
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import ERRORS
 
 ROOT = os.path.join(os.path.dirname(__file__), '..', '..', '..')
 

@@ -30,8 +30,8 @@ try:
 except ImportError:  # pragma: no cover - exercised by the missing-library test
     requests = None
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _retry
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, StoreUnavailable
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _retry
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import StoreBusy, StoreUnavailable
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapping import (
     FIELDS, IPV6, PAGE, TAG, claim, claims_of, expiring)
 

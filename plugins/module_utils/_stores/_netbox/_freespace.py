@@ -12,13 +12,13 @@ This is a private module: it may change at any time. A dynamic reservation is on
 
 import functools
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, Unsupported
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace._interface import FreeSpace
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import StoreBusy, Unsupported
+from ansible_collections.netpool.ipam.plugins.module_utils._space._interface import FreeSpace
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._client import Refused
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapping import (
     RANGE_LIMIT, TAG, address_cidr, address_of, changelog_message, claim_body, expiring, netbox_time, reservation_of)
-from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
+from ansible_collections.netpool.ipam.plugins.module_utils._space._tree import Tree
 
 
 def _nothing(message):     # pylint: disable=unused-argument

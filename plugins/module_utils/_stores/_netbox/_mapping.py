@@ -15,8 +15,8 @@ import re
 
 from urllib.parse import quote
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool, Reservation
 
 
 TAG = 'netpool'

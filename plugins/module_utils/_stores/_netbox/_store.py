@@ -44,9 +44,9 @@ import time
 
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils import _retry
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _retry
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
     AddressInUse, InvalidArgument, StoreUnavailable, Unsupported, missing_library)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import Store
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox import _client
@@ -56,8 +56,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapp
     DUE_MARGIN, PAGE, READ_FOR_CHANGE, READ_WITH_POOL, TAG, TOKEN, address_cidr, changelog_message,
     claim, claim_body, claim_pattern, claims_of, expiring, netbox_time, ours, pool_data, pools_of, prefix_body,
     rest_shape, reservation_of)
-from ansible_collections.netpool.ipam.plugins.module_utils._secrets import redact
-from ansible_collections.netpool.ipam.plugins.module_utils._tree import lineage
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._secrets import redact
+from ansible_collections.netpool.ipam.plugins.module_utils._space._tree import lineage
 
 
 class NetboxStore(Store):

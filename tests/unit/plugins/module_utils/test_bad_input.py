@@ -36,10 +36,10 @@ from ansible.errors import AnsibleError
 
 from ansible_collections.netpool.ipam.plugins.doc_fragments.store import ModuleDocFragment as StoreFragment
 from ansible_collections.netpool.ipam.plugins.lookup import address
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import ERRORS, IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._options import LOOKUP_OPTIONS
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import ERRORS, IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._task._options import LOOKUP_OPTIONS
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 from ansible_collections.netpool.ipam.tests.support.clock import Clock

@@ -6,10 +6,10 @@
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
-from ansible_collections.netpool.ipam.plugins.module_utils._options import MODULES
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Subnet
+from ansible_collections.netpool.ipam.plugins.module_utils._task._options import MODULES
 
 
 def refused(call, *args):

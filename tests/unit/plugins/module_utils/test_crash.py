@@ -39,11 +39,12 @@ import pytest
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.netpool.ipam.plugins.action import info as info_action, reservation as reservation_action
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _runner
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 from ansible_collections.netpool.ipam.plugins.modules import info as info_module, reservation as reservation_module
 
 from ansible_collections.netpool.ipam.tests.support.reliability import FILE_KINDS, action, snapshot

@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace._derive import derive, expected
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace._interface import FreeSpace
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace._spans import Spans
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._space._derive import derive, expected
+from ansible_collections.netpool.ipam.plugins.module_utils._space._interface import FreeSpace
+from ansible_collections.netpool.ipam.plugins.module_utils._space._spans import Spans
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool, Reservation, Subnet
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 
@@ -62,7 +62,7 @@ def test_an_ipv6_64_is_derived_without_enumerating_it():
 
 def test_the_package_imports_no_store():
     code = ('import sys\n'
-            'from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _derive, _interface, _spans\n'
+            'from ansible_collections.netpool.ipam.plugins.module_utils._space import _derive, _interface, _spans\n'
             'print(sorted(m for m in sys.modules if "._stores" in m))\n')
     out = subprocess.check_output([sys.executable, '-c', code], env=_env(), universal_newlines=True)
     assert out.strip() == '[]'
@@ -164,7 +164,7 @@ def test_the_service_asks_no_store_what_it_can_do():
     """How a store runs a reservation task at least cost (a rerun read first, the owners' reservations fetched with
     the lock) is its own, behind ``Store.reservation_transaction``: the service reads no capability of a store."""
     import inspect
-    from ansible_collections.netpool.ipam.plugins.module_utils import _align, _dual, _service
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _align, _dual, _service
     from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base
     assert not hasattr(_base.Store, 'capabilities')
     for module in (_service, _align, _dual):

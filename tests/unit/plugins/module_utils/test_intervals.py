@@ -11,7 +11,7 @@ import netaddr
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
 
 
 settings.register_profile('netpool', deadline=None, max_examples=200)

@@ -28,9 +28,10 @@ import pytest
 from ansible.errors import AnsibleError
 from psycopg.conninfo import conninfo_to_dict
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _transfer
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError, StoreAbsent
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance import _transfer
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError, StoreAbsent
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _json, _postgresql, _sqlite
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 

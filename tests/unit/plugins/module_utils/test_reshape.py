@@ -6,9 +6,10 @@
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _reshape
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _reshape
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 

@@ -11,10 +11,10 @@ over is free), and it only reads.
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils._results import MAP_LIMIT, Results, percent
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._results import MAP_LIMIT, Results, percent
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
 

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The option mapping of the modules (module_utils/_runner.py and _options.py): shorthand, state absent,
+"""The option mapping of the modules (module_utils/_task/_runner.py and _options.py): shorthand, state absent,
 check and diff, the per-process store cache and secret scrubbing. The service itself is tested by the
 store conformance suite."""
 
@@ -12,9 +12,9 @@ import pytest
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, PoolExhausted, PoolNotFound
-from ansible_collections.netpool.ipam.plugins.module_utils._options import MODULES, STORE_OPTIONS, module_kwargs
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument, PoolExhausted, PoolNotFound
+from ansible_collections.netpool.ipam.plugins.module_utils._task._options import MODULES, STORE_OPTIONS, module_kwargs
 from ansible_collections.netpool.ipam.tests.support.plugins import params
 
 
@@ -158,8 +158,8 @@ def test_check_mode_and_reads_never_create_a_store_file(tmp_path, name):
 
 @pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
 def test_a_store_opened_not_to_create_takes_no_change(tmp_path, name):
-    from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreAbsent
-    from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool
+    from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import StoreAbsent
+    from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
     store = open_store(str(tmp_path / name), create=False)
     assert store.absent

@@ -29,12 +29,13 @@ import yaml
 
 from ansible.errors import AnsibleError
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import dsn_keywords, open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env

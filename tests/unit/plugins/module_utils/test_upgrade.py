@@ -25,13 +25,13 @@ import sqlite3
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
-from ansible_collections.netpool.ipam.plugins.module_utils import _transfer
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance import _transfer
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _json, _sqlite
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 from ansible_collections.netpool.ipam.tests.support.plugins import params

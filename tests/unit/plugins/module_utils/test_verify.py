@@ -15,12 +15,12 @@ import sqlite3
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation, Subnet
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool, Reservation, Subnet
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
@@ -311,7 +311,7 @@ def raw_state(raw):
 def test_the_info_module_reports_a_damaged_row(raw, capsys):
     """Through the module, as a user meets it: store_unavailable, and verify: true runs and lists it."""
     from ansible.module_utils.testing import patch_module_args
-    from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+    from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
     from ansible_collections.netpool.ipam.plugins.modules import info
 
     def run(args):

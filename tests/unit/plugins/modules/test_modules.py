@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The module files run directly (the module adapter, module_utils/_module.py): exit_json / fail_json."""
+"""The module files run directly (the module adapter, module_utils/_task/_module.py): exit_json / fail_json."""
 
 import json
 import os
@@ -13,7 +13,7 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 from ansible_collections.netpool.ipam.plugins.modules import info, pool, range as range_module, reservation
 from ansible_collections.netpool.ipam.tests.support.reliability import ROOT, ansible_bin, ansible_env
 
@@ -163,7 +163,7 @@ def test_a_bug_is_an_internal_error_with_its_traceback_apart(store, capsys, monk
     """An exception that is not an IpamError fails the module with internal_error (not unsupported, not a
     MODULE FAILURE): msg says what was being done, the traceback is in exception, secrets hidden in both."""
     from ansible.module_utils._internal import _traceback
-    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 
     def bug(*args, **kwargs):
         raise KeyError('tok-SECRET')

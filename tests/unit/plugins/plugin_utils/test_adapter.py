@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The controller-side adapter (plugin_utils/_adapter.py): the action plugins and the lookup."""
+"""The controller-side adapter (plugin_utils/_task/_adapter.py): the action plugins and the lookup."""
 
 import ast
 import os
@@ -15,10 +15,10 @@ from ansible.errors import AnsibleError
 
 from ansible_collections.netpool.ipam.plugins.action.pool import ActionModule as PoolAction
 from ansible_collections.netpool.ipam.plugins.action.reservation import ActionModule as ReservationAction
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import ERRORS
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
-from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter, _inprocess
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import ERRORS
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
+from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _adapter, _inprocess
 from ansible_collections.netpool.ipam.tests.support.plugins import lookup
 from ansible_collections.netpool.ipam.tests.support.reliability import action
 
@@ -147,7 +147,7 @@ def test_a_task_is_validated_without_copying_the_argument_spec(monkeypatch):
     """The spec and its validator are made once per process (issue 25: a deep copy per task cost more than the
     validation itself); validating leaves them as they were."""
     import copy
-    from ansible_collections.netpool.ipam.plugins.module_utils import _options
+    from ansible_collections.netpool.ipam.plugins.module_utils._task import _options
     spec = copy.deepcopy(_inprocess.VALIDATORS['reservation'][0])
 
     def refused(*_args, **_kwargs):
@@ -166,7 +166,7 @@ def test_the_controller_imports_the_stores_the_workers_would():
     local stores and the NetBox store (with ``requests``) are imported there once, not by each worker (half the
     Ansible side's CPU of a NetBox task on 50 hosts). PostgreSQL's driver is not."""
     code = ('import sys\n'
-            'from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter\n'
+            'from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _adapter\n'
             'print(sorted(m.rsplit(".", 1)[-1] for m in sys.modules if "._stores." in m or m in ("requests", "psycopg")))\n')
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     out = subprocess.check_output([sys.executable, '-c', code], env=env, universal_newlines=True)

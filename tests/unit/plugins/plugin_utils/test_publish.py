@@ -16,8 +16,8 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.netpool.ipam.plugins.filter import bind_zones, dnsmasq_hosts, etc_hosts, kea_dhcp4, kea_dhcp6
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin
 from ansible_collections.netpool.ipam.tests.support.dhcp_dns import Named, check, program

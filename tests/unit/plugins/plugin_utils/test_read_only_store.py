@@ -22,8 +22,8 @@ import pytest
 from ansible_collections.netpool.ipam.plugins.action.info import ActionModule as InfoAction
 from ansible_collections.netpool.ipam.plugins.action.pool import ActionModule as PoolAction
 from ansible_collections.netpool.ipam.plugins.action.reservation import ActionModule as ReservationAction
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
-from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _adapter
 from ansible_collections.netpool.ipam.tests.support.reliability import action
 from ansible_collections.netpool.ipam.tests.support.plugins import lookup
 
@@ -167,7 +167,7 @@ def test_a_rerun_of_the_reserve_role_on_a_read_only_store(tmp_path, immutable):
     """What a user reran: roles/reserve, the lookup and info, through ansible-playbook, on an immutable store."""
     import json     # pylint: disable=import-outside-toplevel
     import yaml     # pylint: disable=import-outside-toplevel
-    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
     from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
 

@@ -104,7 +104,7 @@ def test_moves_says_whether_the_address_of_the_host_changes():
 
 
 def test_changes_reads_what_the_owner_holds_in_the_requests_scope(tmp_path, monkeypatch):
-    from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
+    from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _adapter
     monkeypatch.chdir(tmp_path)
     for pool, cidr in (('web', '10.70.0.0/24'), ('db', '10.71.0.0/24')):
         assert not _adapter.run_task('pool', {'name': pool, 'cidr': cidr, 'store': 'ipam.sqlite'}).get('failed')

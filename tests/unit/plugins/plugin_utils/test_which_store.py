@@ -13,8 +13,8 @@ import pytest
 from ansible_collections.netpool.ipam.plugins.action.info import ActionModule as InfoAction
 from ansible_collections.netpool.ipam.plugins.action.pool import ActionModule as PoolAction
 from ansible_collections.netpool.ipam.plugins.action.reservation import ActionModule as ReservationAction
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
-from ansible_collections.netpool.ipam.plugins.plugin_utils import _adapter
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _adapter
 from ansible_collections.netpool.ipam.tests.support.reliability import action
 from ansible_collections.netpool.ipam.tests.support.plugins import lookup
 

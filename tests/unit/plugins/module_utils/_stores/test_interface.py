@@ -9,9 +9,9 @@ import inspect
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace._interface import FreeSpace
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace._spans import Spans
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._space._interface import FreeSpace
+from ansible_collections.netpool.ipam.plugins.module_utils._space._spans import Spans
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SpanStore, Store
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import (
     STORES, open_store, redact, store_kind)
@@ -87,7 +87,7 @@ DERIVED = ('get_pool', 'get_reservation', 'holder', 'count_reservations', 'free_
 def test_what_the_interface_derives_is_what_each_store_answers(spec, tmp_path):
     """A new store may leave out the methods the interface derives from the others: they answer as the stores'
     own, which every store keeps (it asks in fewer statements)."""
-    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
     store = open_store(str(tmp_path / spec))
     try:
         svc = Service(store)

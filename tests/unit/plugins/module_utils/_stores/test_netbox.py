@@ -11,8 +11,8 @@ import multiprocessing
 import pytest
 import requests
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _registry
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 

@@ -22,9 +22,9 @@ import time
 import pytest
 import requests
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreUnavailable
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import StoreUnavailable
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 from ansible_collections.netpool.ipam.tests.support import netbox_server as netbox

@@ -17,9 +17,9 @@ import sys
 import psycopg
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _postgresql, _postgresql_connection
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
@@ -197,7 +197,7 @@ def test_a_deallocation_owed_at_commit_does_not_open_a_transaction_before_the_ne
 def test_module_utils_import_without_psycopg():
     code = ('import sys; sys.modules["psycopg"] = None\n'
             'from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store\n'
-            'from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError\n'
+            'from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError\n'
             'try:\n'
             '    open_store("postgresql://ipam:%s@127.0.0.1/ipam")\n'
             'except IpamError as e:\n'

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What a task retries on PostgreSQL (plugins/module_utils/_retry.py), one failure at a time.
+"""What a task retries on PostgreSQL (plugins/module_utils/_stores/_retry.py), one failure at a time.
 
 Each retried SQLSTATE is raised by the real server inside the first attempt's transaction (``RAISE ...
 USING ERRCODE``, or a session really terminated by ``pg_terminate_backend``): the task then succeeds,
@@ -16,9 +16,10 @@ import pytest
 
 import psycopg
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _retry, _runner
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import StoreBusy, StoreUnavailable
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _retry
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import StoreBusy, StoreUnavailable
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _postgresql_connection
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql import PostgresqlStore
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store

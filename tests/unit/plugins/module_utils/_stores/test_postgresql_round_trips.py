@@ -11,7 +11,7 @@ answers after the client sent something. Counts, not times: the figures of docs/
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server

@@ -7,9 +7,9 @@ import sqlite3
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.suite import StoreContract, file_mode
 
@@ -103,7 +103,7 @@ def test_the_hot_paths_look_rows_up_through_indexes(tmp_path):
     """Releasing every address of an owner without a pool, a sweep, and what a reservation asks before it
     allocates (leases and reuse delays that are due) search an index: none reads every row of the namespace
     (schema versions 2 and 3). Every statement the service sends is planned by SQLite itself."""
-    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
     store = open_store(str(tmp_path / 'ipam.sqlite'))
     svc = Service(store)
     svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}], reuse_delay=60)

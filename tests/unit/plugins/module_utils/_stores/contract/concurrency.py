@@ -8,12 +8,12 @@ import multiprocessing
 
 from netaddr import IPAddress
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import IpamError
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract._base import Base
 
 
 def _reserve_many(spec, worker, count, queue):
-    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service as S
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service as S
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store as o
     store = o(spec, timeout=120)
     svc = S(store)
@@ -30,7 +30,7 @@ def _reserve_many(spec, worker, count, queue):
 def _tree_worker(spec, worker, count, queue):
     """Odd workers reserve in the child; even ones move a forced address of the parent around the child
     (each move takes an address out of the child's free space and gives the old one back to it)."""
-    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service as S
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service as S
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store as o
     store = o(spec, timeout=120)
     svc = S(store)

@@ -6,7 +6,7 @@
 provider's), and ``reserve(planned=True)`` takes exactly that address as a dynamic reservation, or fails and
 writes nothing when it is no longer free."""
 
-from ansible_collections.netpool.ipam.plugins.module_utils._transfer import export_document
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract._base import Base
 
 

@@ -18,7 +18,7 @@ Name syntax (labels, lengths) is dnspython's, MAC syntax netaddr's; the host-nam
 checked on the labels dnspython gives.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, missing_library
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument, missing_library
 
 try:
     import netaddr

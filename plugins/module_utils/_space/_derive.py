@@ -10,8 +10,8 @@ JSON document just read). A store's free-space component keeps a cache of it; wh
 it again from here, never from a file.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._space._tree import Tree
 
 
 def derive(pool, pools, held, resting):

@@ -11,10 +11,10 @@ span primitives. It knows no allocation rule: those stay in ``_service``. A span
 derived free space (``_derive``), updated address by address.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace._derive import expected
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace._interface import FreeSpace
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._space._tree import Tree
+from ansible_collections.netpool.ipam.plugins.module_utils._space._derive import expected
+from ansible_collections.netpool.ipam.plugins.module_utils._space._interface import FreeSpace
 
 
 #: draws of the 'random' strategy that may miss before it picks among the free spans (a nearly full subnet)

@@ -14,9 +14,9 @@ to be seen and compared, but derived state is never trusted: an import
 rebuilds them from the subnets, reservations and resting addresses.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, StoreVersion
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool, Reservation
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument, StoreVersion
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION
 
 

@@ -24,10 +24,10 @@ A relative store path is relative to the directory ``ansible-playbook`` /
 from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.netpool.ipam.plugins.module_utils._options import MODULES
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._task._options import MODULES
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import preload
-from ansible_collections.netpool.ipam.plugins.plugin_utils._inprocess import base_dir, run_task, validator
+from ansible_collections.netpool.ipam.plugins.plugin_utils._task._inprocess import base_dir, run_task, validator
 
 # Ansible loads action and lookup plugins in the controller process and forks a worker per host and task:
 # what is imported here is imported once, not once per host. The store registry imports store modules

@@ -11,9 +11,11 @@ helpers ``_stamp``, ``_history``, ``_pool``, ``_tree`` and ``_release``. As ther
 all-or-nothing transaction. Subnet arithmetic is ``_reshape``'s.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _reshape, _tree
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument, PoolInUse
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Pool
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _reshape
+from ansible_collections.netpool.ipam.plugins.module_utils._space import _tree
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument, PoolInUse
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool
 
 
 class PoolOperations(object):

@@ -10,8 +10,8 @@ The rules of a single address (returning owners, allocation, history) are the se
 ``Service._rerun_or_change``'s transaction and asks the service for each half, as ``_align`` does.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument
 
 # pylint: disable=protected-access
 

@@ -17,10 +17,11 @@ prefix, ``hold_ranges`` a child by ranges its ranges, and ``check_gained`` refus
 address another pool holds (SPEC §3.6). The input checks are ``_checks``'; the service decides when this runs.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv, _tree
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._space import _tree
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
     AddressInUse, AddressOutOfPool, InvalidArgument, PoolExhausted, PoolInUse, PoolOverlap)
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Subnet
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Subnet
 
 
 def usable_only(subnet, spans):

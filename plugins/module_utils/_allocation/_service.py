@@ -21,13 +21,15 @@ service decides what is taken and given back, and when.
 import random
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils import (
-    _align, _checks, _dual, _intervals as iv, _nextfree, _owners, _tree, _verify)
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _align, _dual, _nextfree, _owners
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._space import _tree
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance import _verify
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
     AddressExcluded, AddressInUse, AddressOutOfPool, DamagedRow, InvalidArgument, PoolExhausted, pool_not_found)
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Reservation
-from ansible_collections.netpool.ipam.plugins.module_utils._pools import PoolOperations
-from ansible_collections.netpool.ipam.plugins.module_utils._results import Results
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Reservation
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._pools import PoolOperations
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation._results import Results
 
 
 class Service(PoolOperations):

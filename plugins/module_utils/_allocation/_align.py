@@ -28,10 +28,11 @@ alignments, and so does a later write of the reservation by a task without ``ali
 as ``svc``; this module imports no service.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _hostpart, _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._space import _hostpart
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
     AddressInUse, AddressOutOfPool, InvalidArgument, NotReserved)
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Reservation
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Reservation
 
 
 def check_allocatable(tree, pool, source_pool, source, aligned):

@@ -16,9 +16,10 @@ import os
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
-from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._checks import option_errors
+from ansible_collections.netpool.ipam.plugins.module_utils._task._options import module_kwargs
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _secrets
 
 
 def base_dir():

@@ -20,8 +20,8 @@ import re
 
 from collections.abc import Mapping, Sequence, Set
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv, _metadata
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import InvalidArgument
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv, _metadata
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument
 
 
 STRATEGIES = ('first', 'random')

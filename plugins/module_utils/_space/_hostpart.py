@@ -11,7 +11,7 @@ gives (``align_with``), and verify reports a reservation that no longer sits the
 hands the address out is the tree's question (``_align.check_allocatable``), not this module's.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import AddressOutOfPool
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import AddressOutOfPool
 
 
 def family_name(version):

@@ -27,12 +27,12 @@ Two functions answer for one pool without the tree: ``footprint(pool)``, the spa
 a child by ranges (its parent's, read when a result is shaped).
 
 Addresses resting under a reuse delay are store state, not shape: the free-space derivation
-(``_freespace._derive.derive``) counts an address resting in any pool of the namespace as free in none, which
+(``_space._derive.derive``) counts an address resting in any pool of the namespace as free in none, which
 covers the ancestors' resting addresses. Every answer is spans, never a list of addresses: an IPv6 /64
 is never enumerated.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
 
 
 def lineage(pool, get):

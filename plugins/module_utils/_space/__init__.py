@@ -2,7 +2,9 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Free space: how a store finds and keeps the free addresses of its pools.
+"""The address space: the pool tree (``_tree``: parents, children, what an ancestor withholds), host parts
+(``_hostpart``: an address's offset in its subnet), and free space, how a store finds and keeps the free
+addresses of its pools.
 
 This is a private package: it may change at any time. It sits below the stores (``_stores``) and imports none
 of them. ``_interface``: the ``FreeSpace`` interface, one component behind the store interface

@@ -12,8 +12,9 @@ that comes back for the address it left resting), and its apply reserves exactly
 result shapes, its random draws) and runs one read transaction.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _owners
-from ansible_collections.netpool.ipam.plugins.module_utils._model import Reservation
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _owners
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Reservation
 
 #: the keys of a reservation dict that an address nobody holds yet has not
 _OWNED = ('owner', 'key', 'metadata', 'created_at', 'updated_at', 'expires_at')

@@ -7,7 +7,7 @@
 This is a private module: it may change at any time.
 
 Playbooks normally run the action plugin of the same name on the controller
-(``plugins/plugin_utils/_adapter.py``). This path serves a module file that
+(``plugins/plugin_utils/_task/_adapter.py``). This path serves a module file that
 is executed directly (``python -m``, ``ansible -m`` without the action
 plugin, tests): same options, same service, and a failure turned into the
 keys of a failed result by ``_runner.attempt``, as every other way of
@@ -16,13 +16,14 @@ running a task does, then handed to ``fail_json``.
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.netpool.ipam.plugins.module_utils._checks import option_errors
-from ansible_collections.netpool.ipam.plugins.module_utils._options import module_kwargs
-from ansible_collections.netpool.ipam.plugins.module_utils import _runner, _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._checks import option_errors
+from ansible_collections.netpool.ipam.plugins.module_utils._task._options import module_kwargs
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _secrets
 # The store registry imports the store a task names by its module's name, which AnsiballZ cannot see: it packs the
 # module_utils a module file imports. Named here, every store travels with a module file that runs on its own
 # (without its action plugin); PostgreSQL's and NetBox's libraries stay optional (their modules import them guarded).
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _spans  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.netpool.ipam.plugins.module_utils._space import _spans  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json, _postgresql, _sqlite  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox import _freespace, _store  # noqa: F401 pylint: disable=unused-import
 

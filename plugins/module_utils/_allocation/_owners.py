@@ -16,8 +16,8 @@ Every question is an indexed one (the owner's history in the pool, one resting a
 namespace), so the cost of a request does not grow with the addresses the pool holds or lets rest.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._space._tree import Tree
 
 #: the history actions that leave an address resting in the pool that held it
 LEFT = ('release', 'expire')

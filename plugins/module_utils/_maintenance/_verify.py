@@ -17,7 +17,7 @@ involved and a ``code`` per kind of problem:
 - ``free_span_overlap``: two stored free spans of a pool share addresses;
 - ``free_span_outside_pool``: a stored free span not inside one subnet of its pool;
 - ``free_space_mismatch``: the addresses a pool's stored free spans cover are not the derived ones
-  (``_freespace._derive.expected``: allocatable, less what an ancestor withholds (``_tree``), less held in the
+  (``_space._derive.expected``: allocatable, less what an ancestor withholds (``_tree``), less held in the
   namespace, less resting in any pool of it);
 - ``parent_missing``: a child pool whose parent does not exist;
 - ``child_outside_parent``: a subnet of a child pool (a range of a child by ranges) not inside a subnet of its
@@ -35,10 +35,11 @@ The ``free_*`` codes and ``damaged_free_span`` (``REPAIRABLE``) are derived stat
 spans fixes them. Every other code needs a human decision, which its ``message`` describes.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _hostpart, _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import AddressOutOfPool, DamagedRow
-from ansible_collections.netpool.ipam.plugins.module_utils._freespace import _derive
-from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree, footprint, within
+from ansible_collections.netpool.ipam.plugins.module_utils._space import _hostpart
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import AddressOutOfPool, DamagedRow
+from ansible_collections.netpool.ipam.plugins.module_utils._space import _derive
+from ansible_collections.netpool.ipam.plugins.module_utils._space._tree import Tree, footprint, within
 
 
 DUPLICATE_HOLDER = 'duplicate_holder'
@@ -287,7 +288,7 @@ def _difference(a, b):
 
 def free_problems(store, pool):
     """The free-space violations of one pool: the free spans its store's free-space component keeps
-    (``free_space().spans``) against the derived ones (``_freespace._derive.expected``)."""
+    (``free_space().spans``) against the derived ones (``_space._derive.expected``)."""
     ns, name = pool.namespace, pool.name
     stored = sorted(store.free_space().spans(pool))
     expected = _derive.expected(store, pool)

@@ -24,7 +24,7 @@ sized spans are as cheap as a /30.
 
 import re
 
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import missing_library
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import missing_library
 
 try:
     import netaddr

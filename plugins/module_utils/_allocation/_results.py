@@ -14,9 +14,9 @@ The reads of ``info`` and of the inventory plugin (``info``, ``reservations``)
 are here too: each is one read transaction shaped into its result.
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import PoolNotFound, pool_not_found
-from ansible_collections.netpool.ipam.plugins.module_utils._tree import Tree, source_subnet
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import PoolNotFound, pool_not_found
+from ansible_collections.netpool.ipam.plugins.module_utils._space._tree import Tree, source_subnet
 
 
 #: ranges larger than this get no map

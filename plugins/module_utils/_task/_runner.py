@@ -8,7 +8,7 @@ This is a private module: it may change at any time.
 
 Both adapters use it: the module adapter (``_module.run_module``, which calls
 ``fail_json``) and the controller-side adapter of the action plugins and the
-lookup (``plugin_utils/_adapter.py``, which returns failed results or raises
+lookup (``plugin_utils/_task/_adapter.py``, which returns failed results or raises
 ``AnsibleError``). Nothing here exits or raises anything but ``IpamError``.
 
 Stores are opened once per process and kept (``service_for``): an Ansible
@@ -29,16 +29,17 @@ import multiprocessing.util
 import os
 import traceback
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _checks, _retry, _secrets
-from ansible_collections.netpool.ipam.plugins.module_utils._errors import (
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _retry
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
     IpamError, InternalError, StoreAbsent, StoreUnavailable, missing_library)
-from ansible_collections.netpool.ipam.plugins.module_utils._intervals import HAS_NETADDR, NETADDR_IMPORT_ERROR
-from ansible_collections.netpool.ipam.plugins.module_utils._options import SHORTHAND, STORE_ENV
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._intervals import HAS_NETADDR, NETADDR_IMPORT_ERROR
+from ansible_collections.netpool.ipam.plugins.module_utils._task._options import SHORTHAND, STORE_ENV
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import DEFAULT_STORE, location, open_store
 
 try:
     # Imported here, at import time, so that Ansible's forked workers inherit it already imported.
-    from ansible_collections.netpool.ipam.plugins.module_utils._service import Service
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
     IMPORT_ERROR = None
 except ImportError as e:  # a library missing: fail the task with a message, not at import
     Service = None

@@ -14,7 +14,7 @@ Addresses are held as Python ints with their IP version; spans are inclusive
 
 import copy
 
-from ansible_collections.netpool.ipam.plugins.module_utils import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
 
 
 #: prefix length -> the dotted netmask netaddr gives for it: made once per length, not for every reservation shown
