@@ -41,7 +41,7 @@ def test_plan_says_which_hosts_miss_a_pool():
 
 def test_a_failure_names_the_hosts_and_the_host_asking_for_an_address_never_a_secret():
     plan = _reserve.group_requests([{'host': 'w1', 'pool': 'web', 'store': STORE},
-                          {'host': 'w2', 'pool': 'web', 'address': '10.0.0.1', 'store': STORE}])
+                                    {'host': 'w2', 'pool': 'web', 'address': '10.0.0.1', 'store': STORE}])
     failure = {'failed': True, 'msg': '10.0.0.1 is held by owner w1 (pw-SECRET)', 'error': 'address_in_use'}
     state = _reserve.facts({'results': [failure]}, plan)
     assert state['fatal'].startswith('netpool.ipam.reserve: w1, w2: asked by w2 (ipam_static_address 10.0.0.1); ')
