@@ -9,55 +9,23 @@ once with ``?`` placeholders and always parameterised; a dialect converts
 the placeholders and supplies the DDL, connection and transaction handling.
 Addresses are kept as fixed-width sortable keys (``_intervals.key``), so
 an index on the key column answers "first free span at or after X" and
-"who holds X" without scanning.
+"who holds X" without scanning. How a store opens its schema (made,
+migrated, refused) is ``_sql_migration``; how a damaged row is found and
+reported is ``_sql_damage``; the DDL is ``_sql_schema``.
 """
 
 import contextlib
 import json
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base
-from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import AddressInUse, DamagedRow, StoreUnavailable
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import AddressInUse
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SpanStore
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_damage import DAMAGE, DamagedRows, read_row
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_migration import SchemaMigration
 
 
 HISTORY_COLUMNS = ('time', 'namespace', 'pool', 'object', 'action', 'owner', 'key', 'address', 'old', 'new')
-
-
-#: what reading a damaged row as netpool.ipam data raises
-_DAMAGE = (KeyError, ValueError, TypeError, AttributeError)
-
-#: table -> the columns that name one of its rows (its primary key), and the columns read as data
-ROWS = {
-    'pool': (('namespace', 'name'), ('data',)),
-    'reservation': (('namespace', 'pool', 'owner', 'key', 'family'), ('address', 'data')),
-    'free_span': (('namespace', 'pool', 'first'), ('first', 'last')),
-    'released': (('namespace', 'pool', 'address'), ('address', 'until')),
-}
-
-
-def _read_row(table, values):
-    """Parse one row's data columns as the store reads them; raises one of ``_DAMAGE`` if it is damaged."""
-    if table == 'pool':
-        Pool.from_data(json.loads(values[0]))
-    elif table == 'reservation':
-        r = Reservation.from_data(json.loads(values[1]))
-        if r.address_key != values[0]:
-            raise ValueError('its address column %r is not the address of its data (%s)' % (values[0], r.address_str))
-    elif table == 'free_span':
-        first, last = iv.from_key(values[0]), iv.from_key(values[1])
-        if first[0] != last[0] or first[1] > last[1]:
-            raise ValueError('%r-%r is not a span of addresses' % tuple(values))
-    else:
-        iv.from_key(values[0])
-        if not isinstance(values[1], str):
-            raise TypeError('until is %r, not a time' % (values[1],))
-
-
-def _name_row(table, key):
-    """A row as messages name it: ``table`` and its key columns."""
-    return 'table %s, row %s' % (table, ', '.join('%s=%r' % pair for pair in zip(ROWS[table][0], key)))
 
 
 def _carved_from(pools, top):
@@ -79,7 +47,7 @@ def _json(value):
     return json.dumps(value, sort_keys=True, separators=(',', ':'))
 
 
-class SqlStore(SpanStore):
+class SqlStore(SchemaMigration, DamagedRows, SpanStore):
     """The store interface, with free spans, over a DB-API connection ``self._conn``."""
 
     #: exception classes a unique-constraint violation raises
@@ -106,16 +74,9 @@ class SqlStore(SpanStore):
         """Whether the open transaction changed anything (asked only of an ``absent`` store)."""
         raise NotImplementedError  # pragma: no cover - only a dialect that can be absent defines it
 
-    #: ``(schema, migrations, meta)``: the DDL ``_migrate`` was given
-    _ddl = None
-
     #: True for a store whose tables are made for each transaction and dropped at its end (an absent
     #: PostgreSQL store, see ``_migrate``), rather than once when the store is opened
     _scratch = False
-
-    #: True during the transaction of ``_migrate`` that makes or migrates the schema (a read-only SQLite store
-    #: keeps what it did in its copy in memory)
-    _migrating = False
 
     @contextlib.contextmanager
     def transaction(self, write=True, commit=True):
@@ -149,67 +110,6 @@ class SqlStore(SpanStore):
         """End the transaction: commit it (``keep``) or roll it back."""
         self._execute('COMMIT' if keep else 'ROLLBACK')
 
-    # -- schema ---------------------------------------------------------
-    def _schema_version(self):
-        """The version in the ``meta`` table, None for a new store."""
-        raise NotImplementedError  # pragma: no cover - every dialect defines it
-
-    def _lock_schema(self):
-        """Keep other processes from creating or migrating the schema meanwhile (a write transaction may already)."""
-
-    def _migrate(self, schema, migrations, meta, create=True):
-        """Open the schema: refuse a newer one with ``store_version`` (or one with no migration path),
-        changing nothing. A store without tables gets them (``meta`` DDL, then ``schema``) when ``create``;
-        otherwise it is ``absent``: it reads as empty, each transaction works on tables of its own that
-        vanish at its end, and one that would commit a change raises ``StoreAbsent``. A store of an older
-        version is migrated here, whatever the task (a read, check mode): once, by ``migrations`` (version ->
-        statements), in a write transaction of its own that commits before the task's first one begins."""
-        self._ddl = (schema, migrations, meta)
-        with self.transaction(write=False):
-            version = self._read_version()
-        if version == _base.SCHEMA_VERSION:
-            return
-        _base.check_schema_version(version, migrations, self._describe())
-        if version is None and not create:
-            self.absent = self._scratch = True
-            return
-        self._migrating = True
-        try:
-            with self.transaction():
-                self._lock_schema()
-                version = self._read_version()      # another process may have made or migrated it meanwhile
-                _base.check_schema_version(version, migrations, self._describe())
-                if version is None:
-                    self._create_schema()
-                elif version < _base.SCHEMA_VERSION:
-                    for step in range(version, _base.SCHEMA_VERSION):
-                        for statement in migrations[step]:
-                            self._execute(statement)
-                    self._execute("UPDATE meta SET value = ? WHERE name = 'schema_version'",
-                                  (str(_base.SCHEMA_VERSION),))
-        finally:
-            self._migrating = False
-
-    def _create_schema(self, temporary=False):
-        """Make the tables of SCHEMA_VERSION; ``temporary``: tables of this session only (in PostgreSQL they
-        hide any of the same name, and the transaction's rollback drops them)."""
-        schema, _migrations, meta = self._ddl
-        for statement in [meta] + schema.split(';'):
-            if statement.strip():
-                if temporary:
-                    statement = statement.replace('CREATE TABLE', 'CREATE TEMPORARY TABLE', 1)
-                self._execute(statement)
-        self._execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(_base.SCHEMA_VERSION),))
-
-    def _read_version(self):
-        """``_schema_version``, refusing a value that is not an integer (an edited ``meta`` table)."""
-        try:
-            return self._schema_version()
-        except (ValueError, TypeError) as e:
-            raise StoreUnavailable('The %s has no integer schema_version in its meta table (%s: %s). The table '
-                                   'was edited or damaged: restore it from a backup; the store was not touched.'
-                                   % (self._describe(), type(e).__name__, e))
-
     def _describe(self):
         """The store as messages name it (never with a password)."""
         raise NotImplementedError  # pragma: no cover - every dialect defines it
@@ -233,7 +133,7 @@ class SqlStore(SpanStore):
                 self._parsed.clear()
             try:
                 pool = self._parsed[text] = Pool.from_data(json.loads(text))
-            except _DAMAGE as e:
+            except DAMAGE as e:
                 raise self._damaged('pool', 'data = ?', (text,), e)
         return pool
 
@@ -342,7 +242,7 @@ class SqlStore(SpanStore):
     def _reservation(self, row):
         try:
             return Reservation.from_data(json.loads(row[0])) if row else None
-        except _DAMAGE as e:
+        except DAMAGE as e:
             raise self._damaged('reservation', 'data = ?', (row[0],), e)
 
     def get_reservation(self, namespace, pool, owner, key, version=None):
@@ -443,8 +343,8 @@ class SqlStore(SpanStore):
         try:
             (version, first), (other, last) = iv.from_key(row[0]), iv.from_key(row[1])
             if version != other or first > last:
-                _read_row('free_span', row)     # raises, saying what is wrong
-        except _DAMAGE as e:
+                read_row('free_span', row)     # raises, saying what is wrong
+        except DAMAGE as e:
             raise self._damaged('free_span', 'first = ? AND last = ?', tuple(row), e)
         return (version, first, last)
 
@@ -522,8 +422,8 @@ class SqlStore(SpanStore):
         rows = self._rows(sql + ' ORDER BY address', params)
         for row in rows:
             try:
-                _read_row('released', row)
-            except _DAMAGE as e:
+                read_row('released', row)
+            except DAMAGE as e:
                 raise self._damaged('released', 'namespace = ? AND pool = ? AND address = ?',
                                     (namespace, pool, row[0]), e)
         return [iv.from_key(k) + (until,) for k, until in rows]
@@ -562,52 +462,6 @@ class SqlStore(SpanStore):
     def clear_history(self):
         self._execute('DELETE FROM history')
 
-    # -- damaged rows ---------------------------------------------------
-    def _damaged(self, table, where, params, error):
-        """``DamagedRow`` for the row of ``table`` matching ``where`` that could not be read: it names the table
-        and the row (its key columns, read again here), says what is wrong and what to do."""
-        keys = ROWS[table][0]
-        try:
-            found = self._rows('SELECT %s FROM %s WHERE %s' % (', '.join(keys), table, where), params)
-        except Exception:       # the message names what it can: reading the row's key is only for the message
-            found = []
-        rows = '; '.join(_name_row(table, row) for row in found[:3]) or 'table %s' % table
-        return DamagedRow('The %s holds a damaged row (%s): %s. %s' % (
-            self._describe(), rows, _damage_text(error), _damage_remedy(table)), table=table)
-
-    def damaged_rows(self, namespace=None):
-        found = []
-        for table, (keys, columns) in sorted(ROWS.items()):
-            sql = 'SELECT %s FROM %s' % (', '.join(keys + columns), table)
-            params = ()
-            if namespace is not None:
-                sql, params = sql + ' WHERE namespace = ?', (namespace,)
-            for row in self._rows(sql + ' ORDER BY %s' % ', '.join(keys), params):
-                key, values = row[:len(keys)], row[len(keys):]
-                try:
-                    _read_row(table, values)
-                except _DAMAGE as e:
-                    found.append({'table': table, 'namespace': key[0], 'pool': key[1], 'row': _name_row(table, key),
-                                  'error': _damage_text(e)})
-        return found
-
     def namespaces(self):
         return [r[0] for r in self._rows('SELECT namespace FROM pool UNION SELECT namespace FROM reservation '
                                          'ORDER BY 1')]
-
-
-def _damage_text(error):
-    """What is wrong with a damaged row, in one line."""
-    if isinstance(error, KeyError):
-        return 'its data lacks the key %s' % error
-    return '%s: %s' % (type(error).__name__, error)
-
-
-def _damage_remedy(table):
-    """What the user can do about a damaged row of ``table``."""
-    if table == 'free_span':
-        return ('Free spans are derived: run netpool.ipam.info with repair: true to rebuild them (verify: true lists '
-                'every damaged row first).')
-    return ('Run netpool.ipam.info with verify: true to list every damaged row; then restore the store from a backup, '
-            'or correct or delete the row by hand (a deleted reservation is made again by its task, a deleted pool '
-            'by its netpool.ipam.pool task).')

@@ -24,8 +24,8 @@ This is a private module: it may change at any time.
 - A file that is not an SQLite database fails ``store_unavailable`` naming it
   and saying how to restore it (docs/reliability.md).
 - A ``meta`` table holds the schema version; an older schema is migrated
-  once, when the store is opened (by a read or check mode too: ``_sql``'s
-  ``_migrate``), in a write transaction of its own, a read-only store's in its
+  once, when the store is opened (by a read or check mode too:
+  ``_sql_migration``'s ``_migrate``), in a write transaction of its own, a read-only store's in its
   copy in memory; a newer one is refused with ``store_version``.
 """
 

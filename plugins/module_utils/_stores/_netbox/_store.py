@@ -23,7 +23,7 @@ This is a private module: it may change at any time. The mapping (docs/stores.md
 - an address resting under a reuse delay is an IP address with status ``deprecated``, ``netpool_pool`` and
   ``netpool_expires`` set to the end of the rest;
 - history is NetBox's own change log: every change this store makes carries a changelog message
-  ``netpool: <action> ...``, and ``find_history`` reads those changes back.
+  ``netpool: <action> ...``, and ``find_history`` reads those changes back (``_history``).
 
 Free space is NetBox's: a dynamic reservation is one ``POST .../ip-ranges/{id}/available-ips/`` carrying the
 claim, atomic in NetBox (its advisory lock, and the claim's uniqueness: a second request for the same
@@ -31,6 +31,7 @@ reservation is refused and adopts the first one's address). NetBox has no transa
 writes are kept until the transaction commits and then sent in order; an allocation, which must be sent to
 learn its address, is deleted again if the transaction fails. Check mode sends no write at all: an
 allocation then asks NetBox which address it would hand out (``predicted``).
+What a task reads next is read ahead in one GraphQL request where NetBox allows it (``_graphql``).
 
 What NetBox cannot hold faithfully is ``unsupported``: the ``random`` strategy (NetBox hands out the first
 available address of a range), and a child pool by ranges (SPEC §3.6: on its parent's prefix, with ranges that
@@ -39,28 +40,26 @@ would overlap the IP ranges it hands out, which NetBox refuses in a VRF).
 
 import contextlib
 import functools
-import json
-import time
 
-from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _retry
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
-    AddressInUse, InvalidArgument, StoreUnavailable, Unsupported, missing_library)
+    AddressInUse, InvalidArgument, Unsupported, missing_library)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import Store
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox import _client
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._client import (
     Client, Refused, Transaction, holding)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapping import (
-    DUE_MARGIN, PAGE, READ_FOR_CHANGE, READ_WITH_POOL, TAG, TOKEN, address_cidr, changelog_message,
-    claim, claim_body, claim_pattern, claims_of, expiring, netbox_time, ours, pool_data, pools_of, prefix_body,
-    rest_shape, reservation_of)
+    PAGE, TAG, address_cidr, claim, claim_body, claims_of, expiring, ours, pools_of, prefix_body, reservation_of)
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._graphql import GraphqlReads
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._history import NetboxHistory
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._secrets import redact
 from ansible_collections.netpool.ipam.plugins.module_utils._space._tree import lineage
 
 
-class NetboxStore(Store):
+class NetboxStore(GraphqlReads, NetboxHistory, Store):
     """Pools and reservations in NetBox's IPAM, over its REST API."""
 
     kind = 'netbox'
@@ -110,19 +109,6 @@ class NetboxStore(Store):
             raise
         finally:
             self.client.tx = None
-
-    def commit_landed(self, evidence):
-        """Whether the writes of a transaction that NetBox went away from are in NetBox (``_retry``): those it
-        answered and were not undone (``kept``), or the write whose answer was lost, found in NetBox's change log by
-        the history token of its changelog message (one request: NetBox applies a request whole, a bulk allocation
-        of many reservations too, or not at all)."""
-        if evidence['kept']:
-            return True
-        if not evidence['tokens']:
-            return False
-        token = evidence['tokens'][0]
-        found = self.client.get('/core/object-changes/', {'q': token, 'limit': 10})['results']
-        return any((c.get('message') or '').startswith('netpool: %s ' % token) for c in found)
 
     def lock_pool(self, namespace, name):
         """Nothing: NetBox has no lock a client can hold. Its allocation is atomic, and the claim unique."""
@@ -298,45 +284,6 @@ class NetboxStore(Store):
             self._read_for_change(namespace, pool, owners, key)
             return change()
 
-    def _read_for_change(self, namespace, pool, owners, key):
-        """Read at once, in one GraphQL request, what a change of ``owners``' reservations in ``pool`` reads next:
-        their claims, the namespace's pools, the pool's IP ranges and what is due in the namespace (see
-        ``READ_FOR_CHANGE``). Where GraphQL cannot be used, each is read by the REST API when asked for."""
-        tx = self.client.tx
-        if tx is None or not self.client.graphql:
-            return
-        claims = [claim(namespace, pool, owner, key) for owner in owners]
-        bound = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(int(time.time()) + DUE_MARGIN))
-        # every claim in one question: a regular expression (NetBox allows 10 aliases a query, and its ``in_``
-        # lookup of a JSON field matches no string)
-        data = self.client.ask(READ_FOR_CHANGE, {
-            'claims': claim_pattern(claims), 'pool': pool,
-            'from': '1970-01-01T00:00:00+00:00', 'to': netbox_time(bound)})
-        if data is None:
-            return
-        here = self._here(namespace)
-        held = [o for o in (rest_shape(o) for o in data['a'] or []) if here(o)]
-        for wanted in claims:
-            tx.claims[wanted] = holding(held, wanted)
-        prefixes = [p for p in (rest_shape(p) for p in data['p'] or []) if here(p) and TAG in p['tags']
-                    and isinstance(p['custom_fields'].get('netpool'), dict)]
-        tx.listed[namespace] = pools_of(namespace, prefixes)
-        tx.ranges[(namespace, pool)] = [r for r in (rest_shape(r) for r in data['r'] or []) if here(r)
-                                        and TAG in r['tags']]
-        tx.read[namespace] = (bound, [o for o in (rest_shape(o) for o in data['d'] or []) if here(o)])
-        vrfs = set((o['vrf'] or {}).get('id') for o in held + prefixes if o.get('vrf'))
-        if namespace != 'default' and len(vrfs) == 1:
-            self.client.vrfs.setdefault(namespace, int(vrfs.pop()))
-
-    def _here(self, namespace):
-        """Whether an object read through GraphQL is in the namespace's VRF."""
-        global_table = namespace == 'default'
-
-        def here(obj):
-            vrf = obj.get('vrf')
-            return vrf is None if global_table else vrf is not None and vrf.get('name') == namespace
-        return here
-
     def get_reservations(self, namespace, pool, owners, key):
         """Those read by ``expect`` already; the others by the REST API, many claims per request."""
         tx = self.client.tx
@@ -352,39 +299,6 @@ class NetboxStore(Store):
                 for wanted in chunk:
                     tx.claims[wanted] = holding(found, wanted)
         return Store.get_reservations(self, namespace, pool, owners, key)
-
-    def _read_with_pool(self, ident):
-        """Read a reservation and its pool in one request (NetBox's GraphQL API, a GET): a rerun that changes
-        nothing then costs one request. Where GraphQL is off, the REST API reads them in two."""
-        namespace, pool = ident[:2]
-        wanted = claim(*ident)
-        try:
-            data = self.client.get(self.client.graphql, {'query': READ_WITH_POOL, 'variables': json.dumps(
-                {'claim': claim_pattern([wanted]), 'pool': pool})})
-        except StoreUnavailable as e:
-            if _retry.kind_of(e) is not None:
-                raise       # NetBox is away, not its GraphQL API
-            data = None     # GraphQL turned off, or not allowed: the REST API says what is wrong, if anything
-        if not isinstance(data, dict) or data.get('errors') or not isinstance(data.get('data'), dict):
-            self.client.graphql = None
-            return
-        global_table = namespace == 'default'
-
-        def here(obj):
-            vrf = obj.get('vrf')
-            return vrf is None if global_table else vrf is not None and vrf.get('name') == namespace
-
-        held = [dict(o, id=int(o['id']), status={'value': o['status']}, custom_fields=o.get('custom_field_data') or {})
-                for o in data['data']['a'] or []]
-        self.client.tx.claims[wanted] = holding(held, wanted)
-        prefixes = [dict(p, id=int(p['id']), custom_fields=p.get('custom_field_data') or {})
-                    for p in data['data']['p'] or [] if here(p) and TAG in [t['slug'] for t in p.get('tags') or []]]
-        prefixes = [p for p in prefixes if p['custom_fields'].get('netpool_pool') == pool
-                    and isinstance(p['custom_fields'].get('netpool'), dict)]
-        found = pools_of(namespace, prefixes, whole=False).get(pool)
-        if found is None:   # a pool nested in another's prefix (or none): the namespace's prefixes say
-            found = self._listed(namespace).get(pool)
-        self.client.tx.pools[(namespace, pool)] = found
 
     def holder(self, namespace, version, address):
         for r in self._overlay(namespace, version=version, first=address, last=address, fetched=self._fetch(
@@ -529,93 +443,3 @@ class NetboxStore(Store):
             self.client.undoable(message, lambda undo: self.client.request(
                 'POST', '/ipam/ip-addresses/', body=self._address_body(old, pool, undo)))
         self.client.later(send, frees=(old.version, old.address))
-
-    # -- history --------------------------------------------------------
-    def add_history(self, entry):
-        """NetBox keeps the history: the writes made for this entry carry it in their changelog message."""
-        message = changelog_message(entry)
-        for kept in self.client.tx.unnamed:
-            kept[1] = message
-        self.client.tx.unnamed = []
-        self.client.tx.history.append(dict(entry))
-
-    def find_history(self, namespace=None, pool=None, owner=None, address=None):
-        """The changes this collection made, from NetBox's change log, oldest first, then those of the transaction
-        under way (not sent yet: a lease that ran out in this task, for the returning owner).
-
-        An owner's history in a pool, or an address's, asks NetBox for the messages that name them (the words
-        ``namespace pool owner``, or the address, in that order in every message: ``changelog_message``), and for
-        the undo messages apart, so that the question does not read the whole change log."""
-        if owner is not None and namespace is not None and pool is not None:
-            searches = [' %s ' % ' '.join(quote(w, safe='') for w in (namespace, pool, owner)), 'netpool: undo']
-        elif address is not None:
-            searches = [' %s' % quote(address, safe=''), 'netpool: undo']
-        else:
-            searches = ['netpool:']
-        changes = {}
-        for q in searches:
-            for change in self.client.all('/core/object-changes/', {'q': q, 'ordering': 'time'}):
-                changes[change['id']] = change
-        entries = self._entries(sorted(changes.values(), key=lambda c: (c['time'], c['id'])), namespace, pool,
-                                owner, address)
-        tx = self.client.tx
-        for entry in (tx.history if tx is not None else ()):
-            if all(want is None or want == entry.get(k) for k, want in (
-                    ('namespace', namespace), ('pool', pool), ('owner', owner), ('address', address))):
-                entries.append(dict(entry))
-        return entries
-
-    def _entries(self, changes, namespace, pool, owner, address):
-        """The history entries that ``changes`` (of the change log, oldest first) make, those filtered."""
-        groups, undone = {}, set()     # token of a history entry -> the changes made for it, in order
-        for change in changes:
-            words = (change.get('message') or '').split(' ')
-            if words[:2] == ['netpool:', 'undo']:
-                undone.update(words[2:])            # what a task that failed made, and deleted again
-            elif len(words) > 5 and words[0] == 'netpool:' and TOKEN.match(words[1]):
-                groups.setdefault(words[1], []).append(change)
-        entries = []
-        for changes in sorted((g for token, g in groups.items() if token not in undone),
-                              key=lambda group: (group[0]['time'], group[0]['id'])):
-            entry = self._entry(changes)
-            if all(want is None or want == entry[k] for k, want in (
-                    ('namespace', namespace), ('pool', pool), ('owner', owner), ('address', address))):
-                entries.append(entry)
-        return entries
-
-    def _entry(self, changes):
-        """The SPEC history entry that the changes carrying one message made: what it names, from the message;
-        ``old`` and ``new``, from what NetBox recorded before and after them."""
-        words = [unquote(w) for w in changes[0]['message'].split(' ')[2:]]
-        words += [None] * (10 - len(words))
-        obj, action, namespace, pool = words[:4]
-        entry = {'time': changes[0]['time'][:19] + 'Z', 'namespace': namespace, 'pool': pool, 'object': obj,
-                 'action': action, 'owner': words[4], 'key': words[5], 'address': words[6], 'old': None, 'new': None}
-        if obj == 'reservation':
-            held = [(self._snapshot(namespace, c.get('prechange_data')), self._snapshot(namespace, c.get('postchange_data')))
-                    for c in changes if c['changed_object_type'] == 'ipam.ipaddress']
-            before = [old for old, _new in held if old is not None]
-            after = [new for _old, new in held if new is not None]
-            entry['old'] = before[0].to_data() if before else None
-            entry['new'] = after[-1].to_data() if after else None
-            if action == 'reassign':
-                entry['new'] = {'owner': words[7], 'key': words[8], 'pool': words[9]}
-            elif words[7] is not None and entry['new'] is not None:
-                entry['new']['align_with'] = words[7]       # an aligned write (changelog_message)
-            if entry['address'] == '-':
-                entry['address'] = (after or before)[-1].address_str if after or before else None
-        else:
-            prefixes = [c for c in changes if c['changed_object_type'] == 'ipam.prefix']
-            entry['old'] = pool_data(namespace, pool, [c.get('prechange_data') for c in prefixes])
-            entry['new'] = pool_data(namespace, pool, [c.get('postchange_data') for c in prefixes])
-        return entry
-
-    def _snapshot(self, namespace, data):
-        """The reservation an IP address held in a change log snapshot, or None."""
-        if not data or not (data.get('custom_fields') or {}).get('netpool_claim'):
-            return None
-        return reservation_of(namespace, data)
-
-    def clear_history(self):
-        raise Unsupported("NetBox keeps its change log itself: the NetBox store cannot replace a whole state's "
-                          "history. Import into a SQLite, JSON or PostgreSQL store instead.")
