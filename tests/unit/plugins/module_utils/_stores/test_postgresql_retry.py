@@ -270,9 +270,15 @@ def sent(spec):
                              % spec.rsplit('%3D', 1)[1]).fetchone()[0]
 
 
+def slow_statement(spec):
+    """A statement the server answers after 30 s, counted in ``sent``; its text names the test's schema, so that a
+    test ending in another worker hangs up on its own statements only (``counted``), never on this one's (which
+    the store would then retry, sending it twice)."""
+    return "SELECT nextval('sent'), pg_sleep(30) -- %s" % spec.rsplit('%3D', 1)[1]
+
+
 def slow(store):
-    """A statement the server answers after 30 s, counted in ``sent``."""
-    store._rows("SELECT nextval('sent'), pg_sleep(30)")
+    store._rows(slow_statement(store.spec))
 
 
 @pytest.fixture
@@ -282,7 +288,7 @@ def counted(spec):
     yield spec
     with server.admin() as admin:   # the server would let the statement sleep on: it holds the schema's sequence
         admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND "
-                      "query = 'SELECT nextval(''sent''), pg_sleep(30)'")
+                      "query = %s", (slow_statement(spec),))
 
 
 def in_transaction(store):
