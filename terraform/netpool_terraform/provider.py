@@ -114,15 +114,18 @@ class NetpoolProvider(iface.Provider):
     def run(self, diags, doing, work, writes=False):
         """``work(service)`` in the store thread, over the configured store; its result, or None with an error
         diagnostic (an ``IpamError`` with its code, anything else as ``internal_error``). ``writes``: ``work``
-        changes the store (what this process read of it is forgotten first: ``_snapshot``)."""
+        changes the store (what this process read of it is forgotten once it is done: ``_snapshot``)."""
         if self.params is None:
             diags.add_error('The netpool provider is not configured (error internal_error)',
                             'Terraform asked for %s before configuring the provider. Please report it at %s.'
                             % (doing, ISSUES))
             return None
-        if writes:
-            self.snapshot.forget()
-        return self._worker.submit(self._run, diags, doing, work).result()
+        try:
+            return self._worker.submit(self._run, diags, doing, work).result()
+        finally:
+            # once the write is done: a read the store thread answered just before it is not kept past it
+            if writes:
+                self.snapshot.forget()
 
     def _run(self, diags, doing, work):
         try:
