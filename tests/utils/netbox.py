@@ -25,6 +25,7 @@ __metaclass__ = type
 
 import contextlib
 import ctypes
+import fcntl
 import glob
 import json
 import os
@@ -186,8 +187,13 @@ def install():
     why = missing()
     if why:
         raise Unavailable(why)
-    _install_venv()
-    _install_template()
+    os.makedirs(CACHE, exist_ok=True)
+    # One installer at a time on a machine: a second one (another pytest worker, another checkout's tests)
+    # waits here for the first, then finds the virtualenv and the template made.
+    with open(os.path.join(CACHE, '.install.lock'), 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install_venv()
+        _install_template()
 
 
 def _free_port():
