@@ -27,6 +27,16 @@ import psycopg
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 
 
+def wait_until(condition, what, timeout=600):
+    """Return once ``condition()`` is true (asked every 50 ms); fail, saying ``what``, after ``timeout`` seconds
+    (a bound for a broken test, never a verdict)."""
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError('%s did not happen within %d s' % (what, timeout))
+        time.sleep(0.05)
+
+
 def _bin_dir():
     given = os.environ.get('NETPOOL_IPAM_TEST_PG_BIN')
     if given:
@@ -140,6 +150,24 @@ class OwnServer(object):
             except OSError:
                 pass
         self._paused = ()
+
+    def unanswered(self):
+        """How many client connections to the server hold bytes it has not read (the kernel's receive queue of
+        its side of each connection, from /proc/net/tcp): while it is paused, requests waiting on it."""
+        waiting = 0
+        for table in ('/proc/net/tcp', '/proc/net/tcp6'):
+            try:
+                with open(table) as f:
+                    rows = f.read().splitlines()[1:]
+            except OSError:
+                continue
+            for row in rows:
+                fields = row.split()
+                local_port = int(fields[1].rsplit(':', 1)[1], 16)
+                rx_queue = int(fields[4].split(':')[1], 16)
+                if local_port == self.port and fields[3] == '01' and rx_queue > 0:     # 01: ESTABLISHED
+                    waiting += 1
+        return waiting
 
     def dsn(self, dbname='postgres'):
         return 'postgresql://postgres@127.0.0.1:%d/%s' % (self.port, dbname)

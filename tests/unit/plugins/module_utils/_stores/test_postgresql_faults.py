@@ -7,15 +7,16 @@
 The server is one of the test's own (own_postgresql.py: initdb on a loopback port, never the machine's
 shared one). A 120-host play with forks 10 reserves one address per host; when 20 are held, the server is
 restarted (a fast shutdown ends every session, then connections are refused until it is up again), or
-paused with SIGSTOP for 2 s: no task fails, 120 distinct addresses, one history entry per host, ``verify``
-clean. Paused for longer than the tasks' ``timeout``: the tasks caught by it fail with ``store_busy`` or
+paused with SIGSTOP until a task's request waits on it (the kernel's receive queue of the server's side of a
+connection holds it), then resumed: no task fails, 120 distinct addresses, one history entry per host, ``verify``
+clean. Paused until a task has failed at its ``timeout`` (its failure in the play's output): the tasks caught by it fail with ``store_busy`` or
 ``store_unavailable`` and a message that says what happened, nothing is half-written, and a rerun
 completes the play. Two servers in a multi-host URL, the first stopped: the play runs on the second.
 """
 
 import json
 import subprocess
-import time
+import threading
 import uuid
 
 import pytest
@@ -25,7 +26,7 @@ import psycopg
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
-from ansible_collections.netpool.ipam.tests.support.own_postgresql import OwnServer
+from ansible_collections.netpool.ipam.tests.support.own_postgresql import OwnServer, wait_until
 from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
 
 PLAYBOOK = """
@@ -75,7 +76,8 @@ def count(conn):
 
 
 def play(tmp_path, spec, hosts, timeout=30, fault=None, at=20, name='play'):
-    """Run the play over ``hosts`` hosts; once ``at`` reservations are held, ``fault()``. The results by host,
+    """Run the play over ``hosts`` hosts; once ``at`` reservations are held, ``fault(output)`` (the play's output
+    so far, a list of lines that grows as it runs). The results by host,
     the output, and how many were held when the fault began."""
     (tmp_path / 'play.yml').write_text(PLAYBOOK)
     inventory = tmp_path / 'hosts.ini'
@@ -87,19 +89,23 @@ def play(tmp_path, spec, hosts, timeout=30, fault=None, at=20, name='play'):
         cwd=str(tmp_path), env=ansible_env(NETPOOL_IPAM_STORE=spec), stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, universal_newlines=True)
     before = None
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, '')))
+    reader.start()
     try:
         if fault is not None:
             with psycopg.connect(spec, autocommit=True) as conn:
-                while proc.poll() is None and count(conn) < at:
-                    time.sleep(0.05)
+                wait_until(lambda: proc.poll() is not None or count(conn) >= at, '%d reservations held' % at)
                 before = count(conn)
-            assert proc.poll() is None, 'the play ended before the fault: %s' % proc.communicate()[0]
-            fault()
-        output = proc.communicate(timeout=1200)[0]
+            assert proc.poll() is None, 'the play ended before the fault: %s' % ''.join(lines)
+            fault(lines)
+        proc.wait(timeout=1200)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        reader.join()
+    output = ''.join(lines)
     assert proc.returncode == 0, output
     return json.loads(out.read_text()), output, before
 
@@ -129,27 +135,31 @@ def assert_complete(spec, results, output, hosts):
 
 
 def test_a_restart_in_the_middle_of_a_play_fails_no_task(pg, spec, tmp_path):
-    results, output, before = play(tmp_path, spec, 120, fault=pg.restart)
+    results, output, before = play(tmp_path, spec, 120, fault=lambda output: pg.restart())
     assert before < 120
     assert_complete(spec, results, output, 120)
     assert 'database system is shut down' in pg.log_text(tail=None)     # it was restarted
 
 
-def test_a_server_paused_for_2_seconds_fails_no_task(pg, spec, tmp_path):
-    def pause():
+def test_a_server_paused_while_a_task_waits_on_it_fails_no_task(pg, spec, tmp_path):
+    def pause(output):
         pg.pause()
-        time.sleep(2)
-        pg.resume()
+        try:    # until a task's request waits on the paused server: the pause is one a task lives through
+            wait_until(pg.unanswered, 'a request waiting on the paused server')
+        finally:
+            pg.resume()
     results, output, before = play(tmp_path, spec, 120, fault=pause)
     assert before < 120
     assert_complete(spec, results, output, 120)
 
 
 def test_a_server_paused_longer_than_the_timeout_fails_clearly_and_half_writes_nothing(pg, spec, tmp_path):
-    def pause():
+    def pause(output):
         pg.pause()
-        time.sleep(12)
-        pg.resume()
+        try:    # until a task has given up on the paused server (its failure is in the play's output)
+            wait_until(lambda: 'FAILED!' in ''.join(output), 'a task failing at its timeout')
+        finally:
+            pg.resume()
     results, output, before = play(tmp_path, spec, 30, timeout=3, fault=pause, at=5)
     assert before < 30
     failed = dict((h, r) for h, r in results.items() if r.get('failed'))
