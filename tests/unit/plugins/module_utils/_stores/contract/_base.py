@@ -5,6 +5,8 @@
 """What every rule of the conformance suite stands on: the fixtures (``store``, ``svc``, ``web``, ``clock``),
 the ``needs`` mark, and ``fails``/``unchanged``, which check that a failure or check mode leaves the store as it was."""
 
+import random
+
 import pytest
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
@@ -48,8 +50,10 @@ class Base(object):
         store.close()
 
     @pytest.fixture
-    def svc(self, store, clock):
-        return Service(store, clock=clock)
+    def svc(self, store, clock, request):
+        """The service over ``store``; its ``random`` strategy draws from a generator seeded by the test's name, so
+        a test draws the same addresses on every run and on every store."""
+        return Service(store, clock=clock, rng=random.Random(request.node.name))
 
     @pytest.fixture
     def web(self, svc):
