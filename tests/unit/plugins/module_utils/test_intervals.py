@@ -9,13 +9,10 @@ import ipaddress
 
 import netaddr
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
 
-
-settings.register_profile('netpool', deadline=None, max_examples=200)
-settings.load_profile('netpool')
 
 # Small windows of the address space the model enumerates (64 addresses
 # each): inside 10.0.0.0/26, inside 2001:db8::/120, and the very top of the

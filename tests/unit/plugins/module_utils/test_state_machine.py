@@ -53,7 +53,7 @@ import shutil
 import tempfile
 import time
 
-from hypothesis import HealthCheck, settings, strategies as st
+from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
@@ -61,13 +61,10 @@ from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service 
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 
-from ansible_collections.netpool.ipam.tests.support import netbox_server, postgresql_server
+from ansible_collections.netpool.ipam.tests.support import fuzz, netbox_server, postgresql_server
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
-#: a tenth of the examples when NETPOOL_IPAM_TEST_FUZZ=short (make units-min)
-_SHARE = 10 if os.environ.get('NETPOOL_IPAM_TEST_FUZZ') == 'short' else 1
-SETTINGS = settings(max_examples=300 // _SHARE, stateful_step_count=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+SETTINGS = fuzz.budget('machine')
 
 NAMESPACES = ('default', 'lab')
 POOLS = ('a', 'b', 'c')
@@ -78,11 +75,8 @@ KEYS = ('default', 'eth1')
 #: small subnets; some overlap on purpose (pool_overlap, and invalid_argument inside one pool)
 SUBNETS = ('10.0.0.0/29', '10.0.0.8/29', '10.0.0.0/28', '10.0.1.0/30', '10.0.1.4/31', '10.0.1.6/32',
            '2001:db8::/125', '2001:db8::8/126', '2001:db8::/124')
-PG_SETTINGS = settings(SETTINGS, max_examples=60 // _SHARE, stateful_step_count=30)
-#: each step is a few HTTP requests to a two-worker NetBox: 3 examples of 12 steps in CI, more by hand with
-#: NETPOOL_IPAM_NETBOX_MACHINE=EXAMPLES,STEPS
-_NETBOX_RUN = [int(n) for n in os.environ.get('NETPOOL_IPAM_NETBOX_MACHINE', '3,12').split(',')]
-NETBOX_SETTINGS = settings(SETTINGS, max_examples=_NETBOX_RUN[0], stateful_step_count=_NETBOX_RUN[1])
+PG_SETTINGS = fuzz.budget('machine-postgresql')
+NETBOX_SETTINGS = fuzz.budget('machine-netbox')
 TTLS = (None, None, 30, 90)
 
 

@@ -31,23 +31,21 @@ import random
 import shutil
 import tempfile
 
-from hypothesis import HealthCheck, settings, strategies as st
+from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 
-from ansible_collections.netpool.ipam.tests.support import netbox_server, postgresql_server
+from ansible_collections.netpool.ipam.tests.support import fuzz, netbox_server, postgresql_server
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.test_state_machine import (
     Expect, IpamMachine, OnNetbox, OnPostgresql, Sub, _addr, _parse, _span, _stamp)
 
-_SHARE = 10 if os.environ.get('NETPOOL_IPAM_TEST_FUZZ') == 'short' else 1
-SETTINGS = settings(max_examples=150 // _SHARE, stateful_step_count=30, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-PG_SETTINGS = settings(SETTINGS, max_examples=30 // _SHARE)
-NETBOX_SETTINGS = settings(SETTINGS, max_examples=3, stateful_step_count=12)
+SETTINGS = fuzz.budget('dual')
+PG_SETTINGS = fuzz.budget('dual-postgresql')
+NETBOX_SETTINGS = fuzz.budget('dual-netbox')
 
 NS = 'default'
 DUAL, V4 = 'd', 'v4'

@@ -1,0 +1,89 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 netpool.ipam engineers
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""What the whole unit suite shares: Hypothesis's profile, and the mark that says which tests exercise
+ansible-core.
+
+**ansible_core.** The whole suite runs on the newest supported ansible-core (``make units``). On the older ones
+(``make units-min``: 2.19, ``make smoke-2.20``: 2.20) only what can break between ansible-core versions runs: the
+tests marked ``ansible_core``. A test is marked when its file
+
+- lies in a folder of plugins that ansible-core loads (``tests/unit/plugins/{action,filter,inventory,lookup,
+  modules,plugin_utils}``) or of playbooks (``tests/unit/playbooks``), or
+- runs ansible-core itself: it starts ``ansible-playbook``, ``ansible-inventory`` or another of its commands, or
+  imports ``ansible`` (see ``_RUNS_ANSIBLE_CORE``).
+
+The conformance suite (a class inheriting the contract, whatever its file), the allocator, the state machines
+and the other ``module_utils`` tests that drive the service directly import nothing of ansible-core, so they run
+once. The oldest set also pins the lowest psycopg the collection supports: the PostgreSQL store's own tests
+(``test_postgresql*.py``, but for the conformance suite) run there too, marked ``lowest_pins``.
+
+**netbox.** The tests of the session's real NetBox (tests/support/netbox_server.py) are marked ``netbox`` and put
+in one xdist group: ``make units`` (``--dist loadgroup``) runs them all on one worker, against one NetBox, while
+the other worker runs the rest. They run on the newest ansible-core only.
+"""
+
+import os
+import re
+
+import pytest
+
+from ansible_collections.netpool.ipam.tests.support import fuzz
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import _base as contract
+
+fuzz.load_profile()
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_CORE_FOLDERS = tuple(os.path.join(_HERE, *parts) + os.sep for parts in (
+    ('plugins', 'action'), ('plugins', 'filter'), ('plugins', 'inventory'), ('plugins', 'lookup'),
+    ('plugins', 'modules'), ('plugins', 'plugin_utils'), ('playbooks',)))
+#: a test file that names one of these runs ansible-core: its commands (through tests/support's ``ansible_bin``
+#: or by name), its Python package, or the collection's plugin code that only ansible-core loads
+_RUNS_ANSIBLE_CORE = re.compile(
+    r"ansible_bin\(|'ansible-(playbook|inventory|doc|galaxy)'|^\s*(from|import) ansible[. ]|"
+    r"plugins\.(action|filter|inventory|lookup|modules|plugin_utils)\b|support\.(plugins|reliability)\b", re.M)
+_LOWEST_PINS = re.compile(r'test_postgresql\w*\.py$')
+_USES_NETBOX = re.compile(r'\bnetbox_server\b')
+
+_sources = {}
+
+
+def _source(path):
+    if path not in _sources:
+        with open(path) as f:
+            _sources[path] = f.read()
+    return _sources[path]
+
+
+def _runs_ansible_core(path):
+    return path.startswith(_CORE_FOLDERS) or bool(_RUNS_ANSIBLE_CORE.search(_source(path)))
+
+
+def _needs_netbox(item, path):
+    """A test of the session's NetBox: its file uses tests/support/netbox_server and its name says NetBox."""
+    return 'netbox' in item.nodeid.lower() and bool(_USES_NETBOX.search(_source(path)))
+
+
+def pytest_configure(config):
+    config.addinivalue_line('markers', 'ansible_core: exercises ansible-core (run on every supported version)')
+    config.addinivalue_line('markers', 'lowest_pins: the PostgreSQL store on the lowest psycopg (make units-min)')
+    config.addinivalue_line('markers', 'netbox: needs the session\'s NetBox (one pytest worker runs them all)')
+
+
+def _is_contract(item):
+    return item.cls is not None and issubclass(item.cls, contract.Base)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = str(item.fspath)
+        if _needs_netbox(item, path):
+            item.add_marker(pytest.mark.netbox)
+            item.add_marker(pytest.mark.xdist_group('netbox'))
+        if _is_contract(item):
+            continue
+        if _runs_ansible_core(path):
+            item.add_marker(pytest.mark.ansible_core)
+        if _LOWEST_PINS.search(path):
+            item.add_marker(pytest.mark.lowest_pins)
