@@ -13,10 +13,12 @@ Two profiles, chosen by ``NETPOOL_IPAM_TEST_FUZZ``:
   example database (``.hypothesis/``) replays a failure it found until it is fixed. A failure found there
   becomes an example test (or a rule of the machine) that the ``ci`` profile runs.
 
-The ``ci`` budgets are sized by what the state machines found here: every defect they found in this project's
-history (the ``git log`` of the two files names them) was found with fewer examples than these; beyond them, a
-derandomized run of the same machine reached no further line of ``plugins/module_utils`` (docs/developing.md,
-"Test time", has the measurement and its command).
+The ``ci`` budgets are sized by what more examples buy here. A derandomized run of the SQLite machine reaches
+about the same lines of ``plugins/module_utils`` at 10 examples as at 300 (1,792 and 1,732; each larger run adds
+a few dozen lines no smaller one reached: ``bench/fuzz_budget.py``, figures in docs/developing.md): past a few
+dozen examples they buy combinations of steps, not code. CI keeps a hundred examples of forty steps on the
+file stores (cheap: an in-process store), fewer on PostgreSQL and NetBox (each step is round trips to a server);
+``make fuzz`` buys the combinations.
 """
 
 import os
