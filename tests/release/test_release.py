@@ -95,9 +95,7 @@ def test_terraform_package_license_is_an_spdx_string():
 
 def test_changelog_lints_and_changelog_rst_is_generated_from_it(tmp_path):
     link = os.path.join(ROOT, 'collections', 'ansible_collections', 'netpool', 'ipam')
-    run([os.path.join(BIN, 'antsibull-changelog'), 'lint'], cwd=link)
-    with open(os.path.join(ROOT, 'changelogs', 'changelog.yaml')) as f:
-        assert version() in yaml.safe_load(f)['releases']
+    run([os.path.join(BIN, 'antsibull-changelog'), 'lint'], cwd=link)     # the version: test_versions.py
     # `generate` rewrites CHANGELOG.rst from changelogs/changelog.yaml: it must not change it
     with open(os.path.join(ROOT, 'CHANGELOG.rst')) as f:
         before = f.read()
