@@ -11,11 +11,12 @@ module: info
 short_description: Report pools, reservations, utilization and history
 version_added: 1.0.0
 description:
-  - Reads the netpool.ipam store of a namespace. Changes nothing, except with O(repair=true).
+  - Reads the netpool.ipam store of a namespace, and changes nothing (O(repair=true), deprecated, is the one
+    exception until it is removed in 2.0.0: use M(netpool.ipam.repair)).
   - Returns the pools (with size, used, free and utilization), the reservations, and optionally the history of
     changes and a map of every range.
   - With O(verify=true), also checks the namespace against the invariants every store keeps and returns the
-    problems found; with O(repair=true), also fixes those that need no human decision.
+    problems found; M(netpool.ipam.repair) fixes those that need no human decision.
   - Runs on the controller (see the notes).
 author:
   - netpool.ipam engineers (@netpool)
@@ -75,6 +76,8 @@ options:
     default: false
   repair:
     description:
+      - Deprecated, removed in 2.0.0 - use M(netpool.ipam.repair), which does the same and says it writes. Until
+        then it still repairs, with a deprecation warning.
       - Verify (as O(verify=true), which it implies) and fix the problems that need no human decision. The free
         space of a pool (C(free_space_mismatch), C(free_span_overlap), C(free_span_outside_pool),
         C(damaged_free_span)) is derived
@@ -86,7 +89,13 @@ options:
       - RV(pools), RV(reservations) and RV(history) are read before the repair; the next read shows its result.
     type: bool
     default: false
+    deprecated:
+      why: An info module changes nothing; repairing is a change of its own.
+      removed_in: 2.0.0
+      removed_from_collection: netpool.ipam
+      alternative: Use M(netpool.ipam.repair).
 seealso:
+  - module: netpool.ipam.repair
   - module: netpool.ipam.pool
   - module: netpool.ipam.reservation
 """
@@ -117,12 +126,12 @@ EXAMPLES = r"""
   register: ipam
   run_once: true
 
-- name: Check the store, rebuild free space that is wrong, and fail on what needs a person
+- name: Check the store, and fail on anything wrong (netpool.ipam.repair rebuilds free space)
   netpool.ipam.info:
-    repair: true
+    verify: true
   register: ipam
   run_once: true
-  failed_when: ipam.problems | rejectattr('repaired') | list | length > 0
+  failed_when: ipam.problems | length > 0
 """
 
 RETURN = r"""
