@@ -12,7 +12,7 @@ short_description: Report pools, reservations, utilization and history
 version_added: 1.0.0
 description:
   - Reads the netpool.ipam store of a namespace, and changes nothing (O(repair=true), deprecated, is the one
-    exception until it is removed in 2.0.0: use M(netpool.ipam.repair)).
+    exception until 2.0.0 removes it; use M(netpool.ipam.repair)).
   - Returns the pools (with size, used, free and utilization), the reservations, and optionally the history of
     changes and a map of every range.
   - With O(verify=true), also checks the namespace against the invariants every store keeps and returns the

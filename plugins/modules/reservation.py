@@ -118,6 +118,7 @@ options:
       - Naming this pool itself, or given with O(address), O(force) or O(reassign), fails with
         C(error=invalid_argument). Ignored with O(state=absent).
     type: str
+    version_added: 1.1.0
   metadata:
     description:
       - A free dict of names to strings, numbers or booleans kept with the reservation (mac, hostname...).
