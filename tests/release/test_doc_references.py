@@ -84,3 +84,21 @@ def test_every_version_added_is_a_release_of_the_changelog():
             for version in re.findall(r'^\s*version_added:\s*["\']?([^\s"\']+)', f.read(), re.M):
                 found.setdefault(version, []).append(os.path.relpath(path, ROOT))
     assert found and dict((v, p) for v, p in found.items() if v not in releases) == {}
+
+
+RUN_BY_PATH = re.compile(r'ansible-playbook\b[^\n`"]*?[\s=]playbooks/\w+\.yml')
+
+
+def test_user_documents_run_shipped_playbooks_by_their_names():
+    """A user runs a playbook of the installed collection as ``ansible-playbook netpool.ipam.NAME``: no document
+    says ``ansible-playbook playbooks/NAME.yml``, a path that exists in a checkout only (docs/developing.md, the
+    page of a checkout, excepted); every ``netpool.ipam.NAME`` run is a shipped playbook."""
+    shipped = set(n[:-4] for n in os.listdir(os.path.join(ROOT, 'playbooks')) if n.endswith('.yml'))
+    texts = [(name, open(os.path.join(ROOT, name), encoding='utf-8').read()) for name in _user_files()
+             if not name.endswith('developing.md') and not name.endswith('developing.rst')]
+    texts += [(os.path.join('playbooks', n + '.yml'), open(os.path.join(ROOT, 'playbooks', n + '.yml')).read())
+              for n in sorted(shipped)]
+    texts += [('%s %s' % (path, which), text) for path, which, text in _plugin_doc_strings()]
+    assert [(name, m.group(0)) for name, text in texts for m in RUN_BY_PATH.finditer(text)] == []
+    run = set(m for _name, text in texts for m in re.findall(r'ansible-playbook\b[^\n`]*?\bnetpool\.ipam\.(\w+)', text))
+    assert run and run - {'NAME'} <= shipped, sorted(run - shipped)

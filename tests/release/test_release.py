@@ -71,6 +71,25 @@ def test_galaxy_importer_accepts_the_tarball_and_lists_each_filter(tarball, tmp_
     assert 'WARNING' not in out.split('\n{', 1)[0], out
 
 
+def test_the_shipped_playbooks_run_by_their_names(installed):
+    """``ansible-playbook netpool.ipam.NAME`` finds every playbook of the installed tarball (as the guides run
+    them) and parses it, in one run."""
+    names = sorted(n[:-4] for n in os.listdir(os.path.join(ROOT, 'playbooks')) if n.endswith('.yml'))
+    run([os.path.join(BIN, 'ansible-playbook'), '--syntax-check', '-i', 'localhost,']
+        + ['netpool.ipam.%s' % name for name in names], cwd=str(installed[0]),
+        env=tool_env(ANSIBLE_COLLECTIONS_PATH=str(installed[0])))
+
+
+def test_make_build_needs_ansible_core_alone():
+    """``make build``'s recipe (``make -n -B``: every step, none run) makes a virtualenv of its own and installs
+    ansible-core into it, nothing of the development environment (.venv, requirements-dev.txt)."""
+    steps = run(['make', '-n', '-B', 'build'], cwd=ROOT).stdout.splitlines()
+    installs = [s for s in steps if 'pip install' in s]
+    assert installs and all("'^ansible-core" in s and ' -r ' not in s for s in installs), steps
+    assert not [s for s in steps if re.search(r'(^|[\s/])\.venv/|requirements-dev', s)], steps
+    assert any('ansible-galaxy collection build' in s for s in steps), steps
+
+
 def test_antsibull_docs_lint(installed):
     run([os.path.join(BIN, 'antsibull-docs'), 'lint-collection-docs', '--plugin-docs', str(installed[1])],
         cwd=str(installed[0]))
