@@ -456,6 +456,19 @@ holder:
   description: With C(error=address_in_use), the reservation holding the address a child by ranges would take.
   returned: failure
   type: dict
+  contains:
+    pool:
+      description: The pool of the reservation (the parent, or another child of it).
+      type: str
+    owner:
+      description: Its owner.
+      type: str
+    key:
+      description: Its key.
+      type: str
+    address:
+      description: The address it holds.
+      type: str
   sample: {pool: cluster, owner: node7, key: default, address: 10.0.0.245}
 """
 

@@ -273,42 +273,13 @@ store:
   returned: success, and every failure but options refused before the store is opened
   type: str
   sample: /home/me/plan/ipam.sqlite
-reservations:
-  description:
-    - With O(owners), the reservation of each owner, in the order of O(owners), each with the fields of
-      RV(reservation) (in check mode, as they would be, new dynamic ones marked C(predicted=true), each with
-      its own address).
-  returned: when O(state=present), O(owners) and success
-  type: list
-  elements: dict
-  sample:
-    - {namespace: default, pool: web, owner: web1, key: default, address: 10.0.0.10, cidr: 10.0.0.10/24}
-    - {namespace: default, pool: web, owner: web2, key: default, address: 10.0.0.11, cidr: 10.0.0.11/24}
-reservations6:
-  description:
-    - With O(owners) and O(family=dual), the IPv6 reservation of each owner, in the order of O(owners), each with
-      the fields of RV(reservation); RV(reservations) then holds the IPv4 ones.
-  returned: when O(state=present), O(owners), O(family=dual) and success
-  type: list
-  elements: dict
-  sample:
-    - {namespace: default, pool: web, owner: web1, key: default, address: '2001:db8::10', cidr: '2001:db8::10/64'}
-    - {namespace: default, pool: web, owner: web2, key: default, address: '2001:db8::11', cidr: '2001:db8::11/64'}
-reservation6:
-  description:
-    - With O(family=dual), the IPv6 reservation, with the fields of RV(reservation); RV(reservation) then holds the
-      IPv4 one.
-  returned: when O(state=present), O(owner), O(family=dual) and success
-  type: dict
-  sample: {namespace: default, pool: web, owner: web1, key: default, address: '2001:db8::10', cidr: '2001:db8::10/64',
-           prefix_length: 64, network: '2001:db8::/64', static: false}
 reservation:
   description:
     - The reservation (in check mode, as it would be). With O(family=dual), the IPv4 one (RV(reservation6) holds
       the IPv6 one).
   returned: when O(state=present), O(owner) and success
   type: dict
-  contains:
+  contains: &reservation
     namespace:
       description: The namespace.
       type: str
@@ -379,12 +350,45 @@ reservation:
       type: bool
       returned: in check mode, for a new dynamic reservation
       sample: true
+reservations:
+  description:
+    - With O(owners), the reservation of each owner, in the order of O(owners), each with the fields of
+      RV(reservation) (in check mode, as they would be, new dynamic ones marked C(predicted=true), each with
+      its own address).
+  returned: when O(state=present), O(owners) and success
+  type: list
+  elements: dict
+  contains: *reservation
+  sample:
+    - {namespace: default, pool: web, owner: web1, key: default, address: 10.0.0.10, cidr: 10.0.0.10/24}
+    - {namespace: default, pool: web, owner: web2, key: default, address: 10.0.0.11, cidr: 10.0.0.11/24}
+reservations6:
+  description:
+    - With O(owners) and O(family=dual), the IPv6 reservation of each owner, in the order of O(owners), each with
+      the fields of RV(reservation); RV(reservations) then holds the IPv4 ones.
+  returned: when O(state=present), O(owners), O(family=dual) and success
+  type: list
+  elements: dict
+  contains: *reservation
+  sample:
+    - {namespace: default, pool: web, owner: web1, key: default, address: '2001:db8::10', cidr: '2001:db8::10/64'}
+    - {namespace: default, pool: web, owner: web2, key: default, address: '2001:db8::11', cidr: '2001:db8::11/64'}
+reservation6:
+  description:
+    - With O(family=dual), the IPv6 reservation, with the fields of RV(reservation); RV(reservation) then holds the
+      IPv4 one.
+  returned: when O(state=present), O(owner), O(family=dual) and success
+  type: dict
+  contains: *reservation
+  sample: {namespace: default, pool: web, owner: web1, key: default, address: '2001:db8::10', cidr: '2001:db8::10/64',
+           prefix_length: 64, network: '2001:db8::/64', static: false}
 released:
   description:
     - The reservations released (in check mode, that would be released), each with the fields of RV(reservation).
   returned: when O(state=absent) and success
   type: list
   elements: dict
+  contains: *reservation
   sample:
     - namespace: default
       pool: web
