@@ -457,18 +457,10 @@ holder:
   returned: failure
   type: dict
   contains:
-    pool:
-      description: The pool of the reservation (the parent, or another child of it).
-      type: str
-    owner:
-      description: Its owner.
-      type: str
-    key:
-      description: Its key.
-      type: str
-    address:
-      description: The address it holds.
-      type: str
+    pool: {description: "The pool of the reservation (the parent, or another child of it).", type: str}
+    owner: {description: The owner of the reservation., type: str}
+    key: {description: Its key., type: str}
+    address: {description: The address it holds (inside the ranges asked for)., type: str}
   sample: {pool: cluster, owner: node7, key: default, address: 10.0.0.245}
 """
 
