@@ -99,7 +99,32 @@ def test_docsite_pages_are_generated_from_the_guides():
     run([sys.executable, os.path.join(ROOT, 'tools', 'docsite.py'), '--check'])
     with open(os.path.join(ROOT, 'docs', 'docsite', 'extra-docs.yml')) as f:
         listed = sorted(p for s in yaml.safe_load(f)['sections'] for p in s['toctree'])
-    assert listed == sorted(n[:-3] for n in os.listdir(os.path.join(ROOT, 'docs')) if n.endswith('.md'))
+    assert listed == sorted(['install'] + [n[:-3] for n in os.listdir(os.path.join(ROOT, 'docs')) if n.endswith('.md')])
+
+
+def test_the_docsite_is_the_collections_own():
+    """The front page says what the collection is, how to install it, which store to choose and lists every guide;
+    the install page is the README's, with what the plugin pages' Galaxy install line means; a guide's link to a
+    file of the collection shows it at the tag of this version, never on main."""
+    sys.path.insert(0, os.path.join(ROOT, 'tools'))
+    try:
+        import docsite_build        # pylint: disable=import-outside-toplevel
+    finally:
+        sys.path.pop(0)
+    front = docsite_build.front_page()
+    assert 'Welcome to my' not in front and front.startswith('.. Written by tools/docsite_build.py')
+    with open(os.path.join(ROOT, 'docs', 'docsite', 'extra-docs.yml')) as f:
+        names = [p for s in yaml.safe_load(f)['sections'] for p in s['toctree']]
+    for name in ['install', 'stores'] + names:
+        assert ':ref:`ansible_collections.netpool.ipam.docsite.%s`' % name in front, name
+    rst = os.path.join(ROOT, 'docs', 'docsite', 'rst')
+    with open(os.path.join(rst, 'install.rst')) as f:
+        install = f.read()
+    assert 'published on Galaxy, which it is not yet' in install
+    assert 'ansible-galaxy collection install netpool-ipam-%s.tar.gz' % version() in install
+    pages = dict((n, open(os.path.join(rst, n)).read()) for n in sorted(os.listdir(rst)))
+    links = [(n, u) for n, text in pages.items() for u in re.findall(r'https://github\.com/netpool/ipam/(?:blob|tree)/[^/>]+', text)]
+    assert links and all(u.endswith('/' + version()) for _n, u in links), links
 
 
 def test_terraform_docs_are_generated_from_the_schema():
