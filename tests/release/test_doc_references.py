@@ -102,3 +102,27 @@ def test_user_documents_run_shipped_playbooks_by_their_names():
     assert [(name, m.group(0)) for name, text in texts for m in RUN_BY_PATH.finditer(text)] == []
     run = set(m for _name, text in texts for m in re.findall(r'ansible-playbook\b[^\n`]*?\bnetpool\.ipam\.(\w+)', text))
     assert run and run - {'NAME'} <= shipped, sorted(run - shipped)
+
+
+DEVELOPERS_ONLY = re.compile(r'\btests/|\bbench/|\btest_\w+|(?<![\w.:/-])[0-9a-f]{7,40}(?![\w.-])|\.venv/bin/')
+
+
+def test_the_performance_and_reliability_guides_read_as_guides():
+    """performance.md and reliability.md speak to a user: no test path or test name, no benchmark script, no
+    commit id; those are in their developer pages (benchmarks.md, reliability-tests.md), which the guides link
+    to and the site lists under "Developing"."""
+    for guide, developers in (('performance', 'benchmarks'), ('reliability', 'reliability-tests')):
+        with open(os.path.join(ROOT, 'docs', guide + '.md')) as f:
+            text = f.read()
+        assert _found_developer_words(text) == [], guide
+        assert '](%s.md)' % developers in text, guide
+        with open(os.path.join(ROOT, 'docs', developers + '.md')) as f:
+            assert _found_developer_words(f.read()), developers     # the pattern finds what it is for
+    with open(os.path.join(ROOT, 'docs', 'docsite', 'extra-docs.yml')) as f:
+        developing = next(s for s in yaml.safe_load(f)['sections'] if s['title'] == 'Developing')['toctree']
+    assert {'benchmarks', 'reliability-tests'} <= set(developing)
+
+
+def _found_developer_words(text):
+    return ['line %d: %s' % (n, line.strip()) for n, line in enumerate(text.splitlines(), 1)
+            if DEVELOPERS_ONLY.search(line)]
