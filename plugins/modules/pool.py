@@ -159,7 +159,7 @@ options:
       - The owner that released the address (or whose lease ran out), asking again with the same key and family
         while the address still rests, gets it back (a re-created VM, a host decommissioned and provisioned again
         keep their address), unless another owner took it meanwhile. Once the delay is over the address is free
-        to anyone.
+        to anyone. (New in 1.1.0; 1.0.0 gave a returning owner the next free address.)
     type: str
   description:
     description:

@@ -17,7 +17,7 @@ description:
     address (static); a reservation that holds another address moves to it in one transaction.
   - An owner that released its address (or whose lease ran out) in a pool with a C(reuse_delay), and asks again
     with the same O(key) and family while that address still rests, gets that same address back, unless another
-    owner took it meanwhile; the history records a C(return).
+    owner took it meanwhile; the history records a C(return) (new in 1.1.0; before, it got the next free address).
   - With O(state=absent), releases the reservation, every reservation of the owner in the pool (no O(key)) or in
     the namespace (no O(pool) either); or, with O(keep_owners), every reservation of the pool whose owner is not
     in the list (the sweep for hosts that left the inventory).

@@ -90,6 +90,7 @@ def test_the_release_is_cut_from_the_fragments(tmp_path):
     if version() in _changelog()['releases']:
         pytest.skip('%s is released' % version())
     copy = tmp_path / 'ansible_collections' / 'netpool' / 'ipam'
+    copy.mkdir(parents=True)
     for name in ('galaxy.yml', 'changelogs', 'plugins', 'roles', 'meta'):
         (shutil.copytree if os.path.isdir(os.path.join(ROOT, name)) else shutil.copy)(
             os.path.join(ROOT, name), str(copy / name))
