@@ -12,6 +12,7 @@ with it.
 """
 
 import ast
+import functools
 import glob
 import os
 import sys
@@ -49,6 +50,7 @@ def _entry(doc):
             'options': _options(doc.get('options'))}
 
 
+@functools.lru_cache(maxsize=None)
 def interface(root):
     """``{name: {'version_added', 'internal', 'options'}}`` of the plugins and role entry points under ``root``."""
     found = {}
