@@ -15,9 +15,11 @@ PYTHON311 ?= $(or $(lastword $(sort $(wildcard $(PYENV_ROOT_DIR)/versions/3.11.*
 VENV     := .venv
 VENV_MIN := .venv-min
 VENV_220 := .venv-2.20
+VENV_BUILD := .venv-build
 STAMP     := $(VENV)/.requirements.stamp
 STAMP_MIN := $(VENV_MIN)/.requirements.stamp
 STAMP_220 := $(VENV_220)/.requirements.stamp
+STAMP_BUILD := $(VENV_BUILD)/.requirements.stamp
 LINK := collections/ansible_collections/netpool/ipam
 
 # Let ansible-* find this checkout whatever ANSIBLE_CONFIG the caller has.
@@ -160,9 +162,16 @@ bench-netbox: link
 bench-terraform: venv
 	$(VENV)/bin/python bench/terraform.py
 
-build: venv
-	$(VENV)/bin/ansible-galaxy collection build --force --output-path build/
+# The tarball needs ansible-galaxy alone: a small virtualenv with the ansible-core that requirements.txt pins, not
+# the development tools of .venv (tests/release/test_release.py checks that the recipe installs nothing else).
+$(STAMP_BUILD): requirements.txt
+	@test -x $(VENV_BUILD)/bin/python || $(PYTHON312) -m venv $(VENV_BUILD)
+	$(VENV_BUILD)/bin/python -m pip install --quiet "$$(grep -E '^ansible-core[=<>~!]' requirements.txt)"
+	@touch $@
+
+build: $(STAMP_BUILD)
+	$(VENV_BUILD)/bin/ansible-galaxy collection build --force --output-path build/
 
 clean:
-	rm -rf $(VENV) $(VENV_MIN) tests/output build .pytest_cache .hypothesis .ansible
+	rm -rf $(VENV) $(VENV_MIN) $(VENV_BUILD) tests/output build .pytest_cache .hypothesis .ansible
 	find . -path ./collections -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

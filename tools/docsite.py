@@ -9,8 +9,10 @@
 
 docs/*.md stay the one source (GitHub shows them); antsibull-docs reads only RST, from docs/docsite/rst/,
 listed in docs/docsite/extra-docs.yml. Each page is converted with m2r2 (requirements-dev.txt) under the label
-``ansible_collections.netpool.ipam.docsite.<name>``; a link to another guide becomes a reference to its
-page, a link to any other file of the repository a link to it on GitHub.
+``ansible_collections.netpool.ipam.docsite.<name>``; a link to another guide (or to the README's "Install")
+becomes a reference to its page, a link to any other file of the repository a link to it on GitHub at the tag of
+galaxy.yml's version (the docs of the version installed, not of ``main``). The page ``install`` is the README's
+"Install" section.
 """
 
 import os
@@ -18,6 +20,7 @@ import re
 import sys
 
 import m2r2
+import yaml
 from mistune.inline_parser import InlineParser
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Error
@@ -39,7 +42,15 @@ InlineParser.register = _register
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = os.path.join(ROOT, 'docs')
 RST = os.path.join(DOCS, 'docsite', 'rst')
-REPOSITORY = 'https://github.com/netpool/ipam/blob/main/'
+with open(os.path.join(ROOT, 'galaxy.yml')) as _f:
+    VERSION = yaml.safe_load(_f)['version']
+#: the repository at the tag of this version: what a link to a file of the collection shows
+REPOSITORY = 'https://github.com/netpool/ipam/blob/%s/' % VERSION
+INSTALL_NOTE = '''
+The plugin pages of this site say `ansible-galaxy collection install netpool.ipam`: that command works once the
+collection is published on Galaxy, which it is not yet. Until then install it from a tarball or from git, as
+below.
+'''
 LABEL = 'ansible_collections.netpool.ipam.docsite.%s'
 
 _LINK = re.compile(r'\[([^\]]+)\]\(([^)\s]+)\)')
@@ -50,16 +61,19 @@ def guides():
     return sorted(name[:-3] for name in os.listdir(DOCS) if name.endswith('.md'))
 
 
-def _link(match, names):
+def _link(match, names, base='docs'):
     text, target = match.groups()
     text = text.replace('`', '')        # m2r2 makes a substitution of a code link text (label outside the prefix)
     if re.match(r'[a-z]+:', target) or target.startswith('#'):
         return '[%s](%s)' % (text, target)
     path, anchor = (target.split('#', 1) + [''])[:2]
-    name = os.path.basename(path)[:-3] if path.endswith('.md') and os.path.dirname(path) in ('', '.', '../docs') else None
-    if name in names and not anchor:
+    where = os.path.normpath(os.path.join(base, path))
+    name = os.path.basename(where)[:-3] if where.endswith('.md') and os.path.dirname(where) == 'docs' else None
+    if where == 'README.md' and anchor == 'install':
+        name, anchor = 'install', ''
+    if name in names:           # a guide's page (an anchor in it: the page)
         return '[%s](%s)' % (text, '@ref:' + name)
-    url = REPOSITORY + os.path.normpath(os.path.join('docs', path)) + ('#' + anchor if anchor else '')
+    url = REPOSITORY + where + ('#' + anchor if anchor else '')
     return '[%s](%s)' % (text, url)
 
 
@@ -84,21 +98,34 @@ def _reference(text, name):
     return ':ref:`%s <%s>`' % (text, LABEL % name)
 
 
+def _install():
+    """The README's "Install" section as a page of its own, with what the plugin pages' install line means."""
+    with open(os.path.join(ROOT, 'README.md')) as f:
+        readme = f.read()
+    section = re.search(r'^## Install\n(.*?)(?=^## )', readme, re.S | re.M).group(1)
+    section = re.sub(r'^<!--.*?-->\n', '', section, flags=re.M)
+    return '# Installing netpool.ipam\n' + INSTALL_NOTE + section
+
+
 def page(name, names):
-    with open(os.path.join(DOCS, name + '.md')) as f:
-        text = f.read()
-    text = _LINK.sub(lambda m: _link(m, names), text)
+    if name == 'install':
+        text, base = _install(), '.'
+    else:
+        with open(os.path.join(DOCS, name + '.md')) as f:
+            text, base = f.read(), 'docs'
+    text = _LINK.sub(lambda m: _link(m, names, base), text)
     body = m2r2.convert(text)
     body = body.replace('.. code-block::\n', '.. code-block:: text\n')    # rstcheck wants a language
     # a link to another guide: a reference to its page in the site
     body = re.sub(r'`([^`<]+?) <@ref:([a-z_]+)>`_', lambda m: _reference(m.group(1), m.group(2)), body)
     body = _CODE.sub(_lexable, body)
-    return '..\n   Generated from docs/%s.md by tools/docsite.py: edit that file, then run the tool.\n\n.. _%s:\n%s' % (
-        name, LABEL % name, body.rstrip() + '\n')
+    source = 'README.md (its "Install")' if name == 'install' else 'docs/%s.md' % name
+    return '..\n   Generated from %s by tools/docsite.py: edit that file, then run the tool.\n\n.. _%s:\n%s' % (
+        source, LABEL % name, body.rstrip() + '\n')
 
 
 def pages():
-    names = guides()
+    names = guides() + ['install']
     return dict((name + '.rst', page(name, names)) for name in names)
 
 

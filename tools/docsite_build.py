@@ -25,6 +25,8 @@ import shutil
 import subprocess
 import sys
 
+import yaml
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.dirname(sys.executable)
 INTERNAL = '(internal to the role)'
@@ -77,6 +79,62 @@ def internal_apart(index_path):
         f.write(text)
 
 
+FRONT = """.. Written by tools/docsite_build.py: the site's front page, the collection's own.
+
+.. _docsite_root_index:
+
+netpool.ipam
+============
+
+%(description)s
+
+- **Install** it into your project or an execution environment: :ref:`ansible_collections.netpool.ipam.docsite.install`
+  (a tarball, or a git tag; it is not on Galaxy yet).
+- **Choose a store** - a SQLite file (the default), a JSON file kept in git, a PostgreSQL database shared by
+  several controllers, or a NetBox: :ref:`ansible_collections.netpool.ipam.docsite.stores`.
+- **The guides**:
+
+%(guides)s
+
+- **Reference**: every module, plugin and role (:ref:`plugins_in_netpool.ipam`) and the changelog
+  (:ref:`changelog_for_netpool.ipam`).
+
+.. toctree::
+   :maxdepth: 2
+   :caption: Collections:
+
+   collections/index
+
+
+.. toctree::
+   :maxdepth: 1
+   :caption: Plugin indexes:
+   :glob:
+
+   collections/index_*
+
+
+.. toctree::
+   :maxdepth: 1
+   :caption: Reference indexes:
+
+   collections/environment_variables
+"""
+
+
+def front_page():
+    """The site's front page: what the collection is (galaxy.yml's description), how to install it, choosing a
+    store, the guides of docs/docsite/extra-docs.yml, the reference; not sphinx-init's "Welcome to my Ansible
+    collection documentation"."""
+    with open(os.path.join(ROOT, 'galaxy.yml')) as f:
+        description = ' '.join(yaml.safe_load(f)['description'].split())
+    with open(os.path.join(ROOT, 'docs', 'docsite', 'extra-docs.yml')) as f:
+        sections = yaml.safe_load(f)['sections']
+    guides = ['  - %s: %s' % (s['title'], ', '.join(':ref:`ansible_collections.netpool.ipam.docsite.%s`' % name
+                                                    for name in s['toctree'])) for s in sections]
+    return FRONT % {'description': description, 'guides': '\n'.join(guides)}
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     dest = os.path.abspath(argv[0] if argv else os.path.join(ROOT, 'build', 'docsite'))
@@ -92,6 +150,8 @@ def main(argv=None):
             '--fail-on-error', '--use-current', '--dest-dir', 'rst', 'netpool.ipam'], dest):
         return 1
     internal_apart(os.path.join(rst, 'collections', 'netpool', 'ipam', 'index.rst'))
+    with open(os.path.join(rst, 'index.rst'), 'w') as f:
+        f.write(front_page())
     code = run([os.path.join(BIN, 'sphinx-build'), '-W', '--keep-going', '-q', '-b', 'html', '-c', '.', 'rst',
                 os.path.join('build', 'html')], dest)
     if code == 0:

@@ -33,8 +33,8 @@ attributes:
   check_mode:
     description: Can run in check_mode; it only reads, so it behaves the same.
     support: full
-    details: The module only reads the store. With O(repair=true), check mode reports what would be repaired
-      and writes nothing.
+    details: The module only reads the store (but with the deprecated O(repair=true), where check mode reports
+      what would be repaired and writes nothing).
   diff_mode:
     description: Has no diff to return.
     support: N/A

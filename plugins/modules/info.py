@@ -11,11 +11,12 @@ module: info
 short_description: Report pools, reservations, utilization and history
 version_added: 1.0.0
 description:
-  - Reads the netpool.ipam store of a namespace. Changes nothing, except with O(repair=true).
+  - Reads the netpool.ipam store of a namespace, and changes nothing (O(repair=true), deprecated, is the one
+    exception until 2.0.0 removes it; use M(netpool.ipam.repair)).
   - Returns the pools (with size, used, free and utilization), the reservations, and optionally the history of
     changes and a map of every range.
   - With O(verify=true), also checks the namespace against the invariants every store keeps and returns the
-    problems found; with O(repair=true), also fixes those that need no human decision.
+    problems found; M(netpool.ipam.repair) fixes those that need no human decision.
   - Runs on the controller (see the notes).
 author:
   - netpool.ipam engineers (@netpool)
@@ -75,6 +76,8 @@ options:
     default: false
   repair:
     description:
+      - Deprecated, removed in 2.0.0 - use M(netpool.ipam.repair), which does the same and says it writes. Until
+        then it still repairs, with a deprecation warning.
       - Verify (as O(verify=true), which it implies) and fix the problems that need no human decision. The free
         space of a pool (C(free_space_mismatch), C(free_span_overlap), C(free_span_outside_pool),
         C(damaged_free_span)) is derived
@@ -87,6 +90,7 @@ options:
     type: bool
     default: false
 seealso:
+  - module: netpool.ipam.repair
   - module: netpool.ipam.pool
   - module: netpool.ipam.reservation
 """
@@ -117,12 +121,12 @@ EXAMPLES = r"""
   register: ipam
   run_once: true
 
-- name: Check the store, rebuild free space that is wrong, and fail on what needs a person
+- name: Check the store, and fail on anything wrong (netpool.ipam.repair rebuilds free space)
   netpool.ipam.info:
-    repair: true
+    verify: true
   register: ipam
   run_once: true
-  failed_when: ipam.problems | rejectattr('repaired') | list | length > 0
+  failed_when: ipam.problems | length > 0
 """
 
 RETURN = r"""
@@ -146,6 +150,43 @@ pools:
   returned: success
   type: list
   elements: dict
+  contains:
+    namespace: {description: "The namespace of the pool.", type: str}
+    name: {description: "The name of the pool.", type: str}
+    subnets:
+      description: Its subnets, in allocation order, as RV(netpool.ipam.pool#module:pool.subnets) describes them.
+      type: list
+      elements: dict
+      contains:
+        cidr: {description: "The subnet (of a child by ranges, its parent's).", type: str}
+        gateway: {description: "The gateway, or null.", type: str}
+        dns: {description: "The DNS servers.", type: list, elements: str}
+        ranges: {description: "The allocatable ranges as C(first-last).", type: list, elements: str}
+        exclude: {description: "The exclusions as C(first-last).", type: list, elements: str}
+        size: {description: "How many addresses of the subnet dynamic allocation may hand out.", type: int}
+        used: {description: "How many are held now (an expired lease is not).", type: int}
+        free: {description: "How many dynamic allocation could take now.", type: int}
+        utilization: {description: "100 * (size - free) / size.", type: float}
+        map:
+          description: With O(map=true), one C(range) / C(map) pair per range; C(map) is null over 4,096 addresses.
+          type: list
+          elements: dict
+          returned: when O(map=true)
+    parent: {description: "The parent pool of a child pool, else null.", type: str}
+    by_ranges: {description: "True for a child pool by ranges.", type: bool}
+    children: {description: "The names of the child pools carved from it.", type: list, elements: str}
+    strategy: {description: "C(first) or C(random).", type: str}
+    reuse_delay: {description: "Seconds a released address rests before dynamic allocation hands it out again.", type: int}
+    description: {description: "The description.", type: str}
+    metadata: {description: "The free metadata dict.", type: dict}
+    size: {description: "How many addresses of the pool dynamic allocation may hand out.", type: int}
+    used: {description: "How many are held now.", type: int}
+    free: {description: "How many dynamic allocation could take now.", type: int}
+    utilization: {description: "100 * (size - free) / size.", type: float}
+    leased: {description: "How many of its reservations have a lease.", type: int}
+    expired: {description: "How many leases are past C(expires_at) and not released yet.", type: int}
+    created_at: {description: "When the pool was created (ISO 8601, UTC).", type: str}
+    updated_at: {description: "When it last changed (ISO 8601, UTC).", type: str}
   sample:
     - namespace: default
       name: web
@@ -185,6 +226,23 @@ reservations:
   returned: success
   type: list
   elements: dict
+  contains:
+    namespace: {description: "The namespace.", type: str}
+    pool: {description: "The pool.", type: str}
+    owner: {description: "The owner.", type: str}
+    key: {description: "The key.", type: str}
+    address: {description: "The address.", type: str}
+    prefix_length: {description: "The prefix length of its subnet.", type: int}
+    cidr: {description: "The address with the prefix length.", type: str}
+    netmask: {description: "The netmask of its subnet (IPv4; null for IPv6).", type: str}
+    network: {description: "Its subnet.", type: str}
+    gateway: {description: "The gateway of its subnet, or null.", type: str}
+    dns: {description: "The DNS servers of its subnet.", type: list, elements: str}
+    static: {description: "Whether the address was asked for rather than taken dynamically.", type: bool}
+    metadata: {description: "The free metadata dict.", type: dict}
+    created_at: {description: "When it was made (ISO 8601, UTC).", type: str}
+    updated_at: {description: "When it last changed (ISO 8601, UTC).", type: str}
+    expires_at: {description: "When its lease expires (ISO 8601, UTC), or null.", type: str}
   sample:
     - namespace: default
       pool: web
@@ -211,6 +269,18 @@ history:
   returned: when O(history=true)
   type: list
   elements: dict
+  contains:
+    id: {description: "The order of the change in the store (increasing).", type: int}
+    time: {description: "When (ISO 8601, UTC).", type: str}
+    namespace: {description: "The namespace.", type: str}
+    pool: {description: "The pool.", type: str}
+    object: {description: "C(pool), C(range) or C(reservation).", type: str}
+    action: {description: "What was done (see above).", type: str}
+    owner: {description: "The owner of a reservation's change, else null.", type: str}
+    key: {description: "The key of a reservation's change, else null.", type: str}
+    address: {description: "The address of a reservation's change, else null.", type: str}
+    old: {description: "The object before (null when it was made).", type: dict}
+    new: {description: "The object after (null when it was removed).", type: dict}
   sample:
     - id: 2
       time: '2026-01-31T12:00:00Z'
@@ -240,6 +310,15 @@ problems:
   returned: when O(verify=true) or O(repair=true)
   type: list
   elements: dict
+  contains:
+    code: {description: "What is wrong (see above).", type: str}
+    namespace: {description: "The namespace.", type: str}
+    pools: {description: "The names of the pools involved.", type: list, elements: str}
+    reservations: {description: "The stored reservations involved.", type: list, elements: dict}
+    addresses: {description: "The addresses, C(first-last) spans or CIDRs involved.", type: list, elements: str}
+    message: {description: "What is wrong and what to do.", type: str}
+    repairable: {description: "Whether M(netpool.ipam.repair) fixes it (the free-space codes).", type: bool}
+    repaired: {description: "Whether it was (in check mode, would be) repaired.", type: bool}
   sample:
     - code: duplicate_holder
       namespace: default

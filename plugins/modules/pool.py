@@ -159,7 +159,7 @@ options:
       - The owner that released the address (or whose lease ran out), asking again with the same key and family
         while the address still rests, gets it back (a re-created VM, a host decommissioned and provisioned again
         keep their address), unless another owner took it meanwhile. Once the delay is over the address is free
-        to anyone.
+        to anyone. (New in 1.1.0; 1.0.0 gave a returning owner the next free address.)
     type: str
   description:
     description:
@@ -456,6 +456,11 @@ holder:
   description: With C(error=address_in_use), the reservation holding the address a child by ranges would take.
   returned: failure
   type: dict
+  contains:
+    pool: {description: "The pool of the reservation (the parent, or another child of it).", type: str}
+    owner: {description: The owner of the reservation., type: str}
+    key: {description: Its key., type: str}
+    address: {description: The address it holds (inside the ranges asked for)., type: str}
   sample: {pool: cluster, owner: node7, key: default, address: 10.0.0.245}
 """
 

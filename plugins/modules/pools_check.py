@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: pools_check
 short_description: Warns about the variables of the pools role (internal to the role)
-version_added: 1.0.0
+version_added: 1.1.0
 description:
   - Used by role C(netpool.ipam.pools) (its C(tasks/main.yml)), once, before it declares anything. Its options and
     output may change with the role.

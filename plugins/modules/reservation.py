@@ -17,7 +17,7 @@ description:
     address (static); a reservation that holds another address moves to it in one transaction.
   - An owner that released its address (or whose lease ran out) in a pool with a C(reuse_delay), and asks again
     with the same O(key) and family while that address still rests, gets that same address back, unless another
-    owner took it meanwhile; the history records a C(return).
+    owner took it meanwhile; the history records a C(return) (new in 1.1.0; before, it got the next free address).
   - With O(state=absent), releases the reservation, every reservation of the owner in the pool (no O(key)) or in
     the namespace (no O(pool) either); or, with O(keep_owners), every reservation of the pool whose owner is not
     in the list (the sweep for hosts that left the inventory).
@@ -118,6 +118,7 @@ options:
       - Naming this pool itself, or given with O(address), O(force) or O(reassign), fails with
         C(error=invalid_argument). Ignored with O(state=absent).
     type: str
+    version_added: 1.1.0
   metadata:
     description:
       - A free dict of names to strings, numbers or booleans kept with the reservation (mac, hostname...).
@@ -272,42 +273,13 @@ store:
   returned: success, and every failure but options refused before the store is opened
   type: str
   sample: /home/me/plan/ipam.sqlite
-reservations:
-  description:
-    - With O(owners), the reservation of each owner, in the order of O(owners), each with the fields of
-      RV(reservation) (in check mode, as they would be, new dynamic ones marked C(predicted=true), each with
-      its own address).
-  returned: when O(state=present), O(owners) and success
-  type: list
-  elements: dict
-  sample:
-    - {namespace: default, pool: web, owner: web1, key: default, address: 10.0.0.10, cidr: 10.0.0.10/24}
-    - {namespace: default, pool: web, owner: web2, key: default, address: 10.0.0.11, cidr: 10.0.0.11/24}
-reservations6:
-  description:
-    - With O(owners) and O(family=dual), the IPv6 reservation of each owner, in the order of O(owners), each with
-      the fields of RV(reservation); RV(reservations) then holds the IPv4 ones.
-  returned: when O(state=present), O(owners), O(family=dual) and success
-  type: list
-  elements: dict
-  sample:
-    - {namespace: default, pool: web, owner: web1, key: default, address: '2001:db8::10', cidr: '2001:db8::10/64'}
-    - {namespace: default, pool: web, owner: web2, key: default, address: '2001:db8::11', cidr: '2001:db8::11/64'}
-reservation6:
-  description:
-    - With O(family=dual), the IPv6 reservation, with the fields of RV(reservation); RV(reservation) then holds the
-      IPv4 one.
-  returned: when O(state=present), O(owner), O(family=dual) and success
-  type: dict
-  sample: {namespace: default, pool: web, owner: web1, key: default, address: '2001:db8::10', cidr: '2001:db8::10/64',
-           prefix_length: 64, network: '2001:db8::/64', static: false}
 reservation:
   description:
     - The reservation (in check mode, as it would be). With O(family=dual), the IPv4 one (RV(reservation6) holds
       the IPv6 one).
   returned: when O(state=present), O(owner) and success
   type: dict
-  contains:
+  contains: &reservation
     namespace:
       description: The namespace.
       type: str
@@ -378,12 +350,45 @@ reservation:
       type: bool
       returned: in check mode, for a new dynamic reservation
       sample: true
+reservations:
+  description:
+    - With O(owners), the reservation of each owner, in the order of O(owners), each with the fields of
+      RV(reservation) (in check mode, as they would be, new dynamic ones marked C(predicted=true), each with
+      its own address).
+  returned: when O(state=present), O(owners) and success
+  type: list
+  elements: dict
+  contains: *reservation
+  sample:
+    - {namespace: default, pool: web, owner: web1, key: default, address: 10.0.0.10, cidr: 10.0.0.10/24}
+    - {namespace: default, pool: web, owner: web2, key: default, address: 10.0.0.11, cidr: 10.0.0.11/24}
+reservations6:
+  description:
+    - With O(owners) and O(family=dual), the IPv6 reservation of each owner, in the order of O(owners), each with
+      the fields of RV(reservation); RV(reservations) then holds the IPv4 ones.
+  returned: when O(state=present), O(owners), O(family=dual) and success
+  type: list
+  elements: dict
+  contains: *reservation
+  sample:
+    - {namespace: default, pool: web, owner: web1, key: default, address: '2001:db8::10', cidr: '2001:db8::10/64'}
+    - {namespace: default, pool: web, owner: web2, key: default, address: '2001:db8::11', cidr: '2001:db8::11/64'}
+reservation6:
+  description:
+    - With O(family=dual), the IPv6 reservation, with the fields of RV(reservation); RV(reservation) then holds the
+      IPv4 one.
+  returned: when O(state=present), O(owner), O(family=dual) and success
+  type: dict
+  contains: *reservation
+  sample: {namespace: default, pool: web, owner: web1, key: default, address: '2001:db8::10', cidr: '2001:db8::10/64',
+           prefix_length: 64, network: '2001:db8::/64', static: false}
 released:
   description:
     - The reservations released (in check mode, that would be released), each with the fields of RV(reservation).
   returned: when O(state=absent) and success
   type: list
   elements: dict
+  contains: *reservation
   sample:
     - namespace: default
       pool: web

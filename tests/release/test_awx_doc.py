@@ -11,7 +11,7 @@ import re
 
 import yaml
 
-from conftest import ROOT
+from conftest import BIN, ROOT, run, tool_env
 
 
 def _fragment_env():
@@ -52,3 +52,28 @@ def test_the_inventory_plugin_examples_name_the_same_variables_and_parse():
     documents = list(yaml.safe_load_all(examples))
     assert all(d['plugin'] == 'netpool.ipam.reservations' for d in documents if d)
     assert "NETPOOL_IPAM_STORE: '{{ store }}'" in examples and "NETPOOL_IPAM_STORE_TOKEN: '{{ store_token }}'" in examples
+
+
+def test_the_offline_execution_environment_of_the_guide_holds_the_tarball(tarball, tmp_path):
+    """docs/awx.md's definition built with ``ansible-builder create`` beside the tarball: the context holds the
+    tarball, its requirements.yml names it, the Containerfile's Galaxy step runs where that path resolves, and
+    ``ansible-galaxy collection install -r requirements.yml`` in the context installs it with no network."""
+    with open(os.path.join(ROOT, 'docs', 'awx.md')) as f:
+        definition = re.search(r'<!-- file: execution-environment.yml \(offline\) -->\n```yaml\n(.*?)```', f.read(),
+                               re.S).group(1)
+    assert tarball.name in definition, (tarball.name, definition)   # the tarball of this version
+    (tmp_path / 'execution-environment.yml').write_text(definition)
+    (tmp_path / tarball.name).write_bytes(tarball.read_bytes())
+    run([os.path.join(BIN, 'ansible-builder'), 'create', '-f', 'execution-environment.yml', '-c', 'context'],
+        cwd=str(tmp_path))
+    build = tmp_path / 'context' / '_build'
+    assert (build / 'collections' / tarball.name).read_bytes() == tarball.read_bytes()
+    assert yaml.safe_load((build / 'requirements.yml').read_text())['collections'] == [
+        {'name': 'collections/%s' % tarball.name, 'type': 'file'}]
+    steps = (tmp_path / 'context' / 'Containerfile').read_text() if (tmp_path / 'context' / 'Containerfile').exists() \
+        else (tmp_path / 'context' / 'Dockerfile').read_text()
+    assert 'COPY _build /build\nWORKDIR /build\n' in steps and 'collection install' in steps
+    run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'install', '-r', 'requirements.yml', '-p',
+         str(tmp_path / 'installed')], cwd=str(build),
+        env=tool_env(HTTPS_PROXY='http://127.0.0.1:9', HTTP_PROXY='http://127.0.0.1:9', NO_PROXY=''))
+    assert (tmp_path / 'installed' / 'ansible_collections' / 'netpool' / 'ipam' / 'MANIFEST.json').is_file()

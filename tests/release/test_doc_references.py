@@ -15,14 +15,16 @@ import re
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, version as collection_version
 
 REFERENCE = re.compile(r'(?-i:\bSPEC\b)|§|\bissues?\s*#?\s*\d+|/issues/\d+', re.I)
 DOC_STRINGS = ('DOCUMENTATION', 'EXAMPLES', 'RETURN')
 
 
 def _user_files():
-    patterns = ['README.md', 'CHANGELOG.rst', 'changelogs/changelog.yaml', 'changelogs/fragments/*.yml', 'docs/*.md',
+    # not CHANGELOG.rst and changelogs/changelog.yaml: their entries are releases, kept as they were released
+    # (test_versions.py); what the next release will say is in the fragments
+    patterns = ['README.md', 'changelogs/fragments/*.yml', 'docs/*.md',
                 'docs/docsite/rst/*.rst', 'roles/*/README.md', 'roles/*/meta/argument_specs.yml',
                 'terraform/CHANGELOG.md', 'terraform/README.md', 'terraform/docs/**/*.md', 'plugins/filter/*.yml']
     for pattern in patterns:
@@ -68,9 +70,10 @@ def test_plugin_documentation_references_no_spec_section_or_issue():
 
 
 def test_every_version_added_is_a_release_of_the_changelog():
-    """A plugin or role says "New in X" for X a release of the collection (there was no 0.1.0)."""
+    """A plugin or role says "New in X" for X a release of the collection (there was no 0.1.0), or the version
+    being made (galaxy.yml's, before ``antsibull-changelog release`` adds its entry)."""
     with open(os.path.join(ROOT, 'changelogs', 'changelog.yaml')) as f:
-        releases = set(yaml.safe_load(f)['releases'])
+        releases = set(yaml.safe_load(f)['releases']) | {collection_version()}
     found = {}
     for path, which, text in _plugin_doc_strings():
         if which == 'DOCUMENTATION':
@@ -81,3 +84,45 @@ def test_every_version_added_is_a_release_of_the_changelog():
             for version in re.findall(r'^\s*version_added:\s*["\']?([^\s"\']+)', f.read(), re.M):
                 found.setdefault(version, []).append(os.path.relpath(path, ROOT))
     assert found and dict((v, p) for v, p in found.items() if v not in releases) == {}
+
+
+RUN_BY_PATH = re.compile(r'ansible-playbook\b[^\n`"]*?[\s=]playbooks/\w+\.yml')
+
+
+def test_user_documents_run_shipped_playbooks_by_their_names():
+    """A user runs a playbook of the installed collection as ``ansible-playbook netpool.ipam.NAME``: no document
+    says ``ansible-playbook playbooks/NAME.yml``, a path that exists in a checkout only (docs/developing.md, the
+    page of a checkout, excepted); every ``netpool.ipam.NAME`` run is a shipped playbook."""
+    shipped = set(n[:-4] for n in os.listdir(os.path.join(ROOT, 'playbooks')) if n.endswith('.yml'))
+    texts = [(name, open(os.path.join(ROOT, name), encoding='utf-8').read()) for name in _user_files()
+             if not name.endswith('developing.md') and not name.endswith('developing.rst')]
+    texts += [(os.path.join('playbooks', n + '.yml'), open(os.path.join(ROOT, 'playbooks', n + '.yml')).read())
+              for n in sorted(shipped)]
+    texts += [('%s %s' % (path, which), text) for path, which, text in _plugin_doc_strings()]
+    assert [(name, m.group(0)) for name, text in texts for m in RUN_BY_PATH.finditer(text)] == []
+    run = set(m for _name, text in texts for m in re.findall(r'ansible-playbook\b[^\n`]*?\bnetpool\.ipam\.(\w+)', text))
+    assert run and run - {'NAME'} <= shipped, sorted(run - shipped)
+
+
+DEVELOPERS_ONLY = re.compile(r'\btests/|\bbench/|\btest_\w+|(?<![\w.:/-])[0-9a-f]{7,40}(?![\w.-])|\.venv/bin/')
+
+
+def test_the_performance_and_reliability_guides_read_as_guides():
+    """performance.md and reliability.md speak to a user: no test path or test name, no benchmark script, no
+    commit id; those are in their developer pages (benchmarks.md, reliability-tests.md), which the guides link
+    to and the site lists under "Developing"."""
+    for guide, developers in (('performance', 'benchmarks'), ('reliability', 'reliability-tests')):
+        with open(os.path.join(ROOT, 'docs', guide + '.md')) as f:
+            text = f.read()
+        assert _found_developer_words(text) == [], guide
+        assert '](%s.md)' % developers in text, guide
+        with open(os.path.join(ROOT, 'docs', developers + '.md')) as f:
+            assert _found_developer_words(f.read()), developers     # the pattern finds what it is for
+    with open(os.path.join(ROOT, 'docs', 'docsite', 'extra-docs.yml')) as f:
+        developing = next(s for s in yaml.safe_load(f)['sections'] if s['title'] == 'Developing')['toctree']
+    assert {'benchmarks', 'reliability-tests'} <= set(developing)
+
+
+def _found_developer_words(text):
+    return ['line %d: %s' % (n, line.strip()) for n, line in enumerate(text.splitlines(), 1)
+            if DEVELOPERS_ONLY.search(line)]

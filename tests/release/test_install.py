@@ -7,12 +7,15 @@ from the built tarball into ~/.ansible/collections (HOME is a directory of the t
 requirements from the installed collection, then the README's inventory and ten-line playbook run twice
 from a project directory of their own. The git install is checked apart, with this virtualenv's ansible-galaxy."""
 
+import json
 import os
 import re
 import subprocess
 import sys
 
 import pytest
+import yaml
+from packaging.version import Version
 
 from conftest import BIN, ROOT, run, tool_env, version
 
@@ -36,10 +39,22 @@ def test_readme_gives_the_commands_this_test_runs():
     for command in ("pip install 'ansible-core>=2.19'",
                     'ansible-galaxy collection install netpool-ipam-%s.tar.gz' % version(),
                     'pip install -r ~/%s/meta/ee-requirements.txt' % COLLECTION.replace(os.sep, '/'),
-                    'ansible-galaxy collection install git+https://github.com/netpool/ipam.git,%s' % version(),
+                    'ansible-galaxy collection install git+https://github.com/netpool/ipam.git,%s' % latest_release(),
                     'ansible-galaxy collection install git+file://',
                     'ansible-playbook -i inventory.yml site.yml'):
         assert command in text, command
+
+
+def latest_release():
+    """The newest release of changelogs/changelog.yaml: what the README's git install and requirements.yml pin (a
+    tag that exists; galaxy.yml's version is tagged only once it is released)."""
+    with open(os.path.join(ROOT, 'changelogs', 'changelog.yaml')) as f:
+        return str(max(Version(v) for v in yaml.safe_load(f)['releases']))
+
+
+def test_readme_pins_the_latest_release_everywhere_it_names_a_git_ref():
+    pins = re.findall(r'ipam\.git,(\S+)|^\s+version: (\S+)', readme(), re.M)
+    assert pins and set(a or b for a, b in pins) == {latest_release()}, pins
 
 
 def _constraints(tmp_path):
@@ -93,3 +108,9 @@ def test_install_from_the_git_repository(tmp_path):
     installed = tmp_path / 'c' / 'ansible_collections' / 'netpool' / 'ipam'
     assert (installed / 'MANIFEST.json').is_file() and (installed / 'plugins' / 'filter' / 'kea_dhcp4.py').is_file()
     assert not (installed / 'tests').exists() and not (installed / 'bench').exists()
+    # the README's ref: the tag of the latest release, which a clone carries
+    release = latest_release()
+    run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'install', '-p', str(tmp_path / 'r'),
+         'git+file://%s,%s' % (clone, release)], cwd=str(tmp_path))
+    with open(str(tmp_path / 'r' / 'ansible_collections' / 'netpool' / 'ipam' / 'MANIFEST.json')) as f:
+        assert json.load(f)['collection_info']['version'] == release

@@ -71,6 +71,25 @@ def test_galaxy_importer_accepts_the_tarball_and_lists_each_filter(tarball, tmp_
     assert 'WARNING' not in out.split('\n{', 1)[0], out
 
 
+def test_the_shipped_playbooks_run_by_their_names(installed):
+    """``ansible-playbook netpool.ipam.NAME`` finds every playbook of the installed tarball (as the guides run
+    them) and parses it, in one run."""
+    names = sorted(n[:-4] for n in os.listdir(os.path.join(ROOT, 'playbooks')) if n.endswith('.yml'))
+    run([os.path.join(BIN, 'ansible-playbook'), '--syntax-check', '-i', 'localhost,']
+        + ['netpool.ipam.%s' % name for name in names], cwd=str(installed[0]),
+        env=tool_env(ANSIBLE_COLLECTIONS_PATH=str(installed[0])))
+
+
+def test_make_build_needs_ansible_core_alone():
+    """``make build``'s recipe (``make -n -B``: every step, none run) makes a virtualenv of its own and installs
+    ansible-core into it, nothing of the development environment (.venv, requirements-dev.txt)."""
+    steps = run(['make', '-n', '-B', 'build'], cwd=ROOT).stdout.splitlines()
+    installs = [s for s in steps if 'pip install' in s]
+    assert installs and all("'^ansible-core" in s and ' -r ' not in s for s in installs), steps
+    assert not [s for s in steps if re.search(r'(^|[\s/])\.venv/|requirements-dev', s)], steps
+    assert any('ansible-galaxy collection build' in s for s in steps), steps
+
+
 def test_antsibull_docs_lint(installed):
     run([os.path.join(BIN, 'antsibull-docs'), 'lint-collection-docs', '--plugin-docs', str(installed[1])],
         cwd=str(installed[0]))
@@ -80,7 +99,32 @@ def test_docsite_pages_are_generated_from_the_guides():
     run([sys.executable, os.path.join(ROOT, 'tools', 'docsite.py'), '--check'])
     with open(os.path.join(ROOT, 'docs', 'docsite', 'extra-docs.yml')) as f:
         listed = sorted(p for s in yaml.safe_load(f)['sections'] for p in s['toctree'])
-    assert listed == sorted(n[:-3] for n in os.listdir(os.path.join(ROOT, 'docs')) if n.endswith('.md'))
+    assert listed == sorted(['install'] + [n[:-3] for n in os.listdir(os.path.join(ROOT, 'docs')) if n.endswith('.md')])
+
+
+def test_the_docsite_is_the_collections_own():
+    """The front page says what the collection is, how to install it, which store to choose and lists every guide;
+    the install page is the README's, with what the plugin pages' Galaxy install line means; a guide's link to a
+    file of the collection shows it at the tag of this version, never on main."""
+    sys.path.insert(0, os.path.join(ROOT, 'tools'))
+    try:
+        import docsite_build        # pylint: disable=import-outside-toplevel
+    finally:
+        sys.path.pop(0)
+    front = docsite_build.front_page()
+    assert 'Welcome to my' not in front and front.startswith('.. Written by tools/docsite_build.py')
+    with open(os.path.join(ROOT, 'docs', 'docsite', 'extra-docs.yml')) as f:
+        names = [p for s in yaml.safe_load(f)['sections'] for p in s['toctree']]
+    for name in ['install', 'stores'] + names:
+        assert ':ref:`ansible_collections.netpool.ipam.docsite.%s`' % name in front, name
+    rst = os.path.join(ROOT, 'docs', 'docsite', 'rst')
+    with open(os.path.join(rst, 'install.rst')) as f:
+        install = f.read()
+    assert 'published on Galaxy, which it is not yet' in install
+    assert 'ansible-galaxy collection install netpool-ipam-%s.tar.gz' % version() in install
+    pages = dict((n, open(os.path.join(rst, n)).read()) for n in sorted(os.listdir(rst)))
+    links = [(n, u) for n, text in pages.items() for u in re.findall(r'https://github\.com/netpool/ipam/(?:blob|tree)/[^/>]+', text)]
+    assert links and all(u.endswith('/' + version()) for _n, u in links), links
 
 
 def test_terraform_docs_are_generated_from_the_schema():
@@ -95,9 +139,7 @@ def test_terraform_package_license_is_an_spdx_string():
 
 def test_changelog_lints_and_changelog_rst_is_generated_from_it(tmp_path):
     link = os.path.join(ROOT, 'collections', 'ansible_collections', 'netpool', 'ipam')
-    run([os.path.join(BIN, 'antsibull-changelog'), 'lint'], cwd=link)
-    with open(os.path.join(ROOT, 'changelogs', 'changelog.yaml')) as f:
-        assert version() in yaml.safe_load(f)['releases']
+    run([os.path.join(BIN, 'antsibull-changelog'), 'lint'], cwd=link)     # the version: test_versions.py
     # `generate` rewrites CHANGELOG.rst from changelogs/changelog.yaml: it must not change it
     with open(os.path.join(ROOT, 'CHANGELOG.rst')) as f:
         before = f.read()

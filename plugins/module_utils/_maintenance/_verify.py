@@ -304,14 +304,14 @@ def free_problems(store, pool):
         found.append(problem(
             FREE_OVERLAP, ns,
             "The stored free spans %s and %s of pool '%s' overlap: an address in both could be handed out twice. "
-            "repair: true rebuilds the pool's free spans from its subnets, reservations and resting addresses."
+            "netpool.ipam.repair rebuilds the pool's free spans from its subnets, reservations and resting addresses."
             % (iv.format_span(*one), iv.format_span(*other), name),
             pools=[name], addresses=_spans_text([one, other])))
     outside = [s for s in stored if not any(sub.covers(*s) for sub in pool.subnets)]
     if outside:
         found.append(problem(
             FREE_OUTSIDE, ns,
-            "The stored free span(s) %s of pool '%s' do not lie inside one of its subnets (%s). repair: true "
+            "The stored free span(s) %s of pool '%s' do not lie inside one of its subnets (%s). netpool.ipam.repair "
             "rebuilds the pool's free spans." % (
                 ', '.join(_spans_text(outside)), name, ', '.join(s.cidr for s in pool.subnets) or 'none'),
             pools=[name], addresses=_spans_text(outside)))
@@ -328,7 +328,7 @@ def free_problems(store, pool):
             what.append('allocatable but missing from the free spans: %s' % ', '.join(_spans_text(not_free)))
         found.append(problem(
             FREE_MISMATCH, ns,
-            "The free space of pool '%s' is not allocatable less held less resting addresses; %s. repair: true "
+            "The free space of pool '%s' is not allocatable less held less resting addresses; %s. netpool.ipam.repair "
             "rebuilds the pool's free spans." % (name, '; '.join(what)),
             pools=[name], addresses=_spans_text(sorted(wrongly_free + not_free))))
     return found

@@ -62,7 +62,7 @@ def damage_text(error):
 def damage_remedy(table):
     """What the user can do about a damaged row of ``table``."""
     if table == 'free_span':
-        return ('Free spans are derived: run netpool.ipam.info with repair: true to rebuild them (verify: true lists '
+        return ('Free spans are derived: run netpool.ipam.repair to rebuild them (verify: true lists '
                 'every damaged row first).')
     return ('Run netpool.ipam.info with verify: true to list every damaged row; then restore the store from a backup, '
             'or correct or delete the row by hand (a deleted reservation is made again by its task, a deleted pool '

@@ -112,9 +112,12 @@ MODULES = {
             history=dict(type='bool', default=False),
             map=dict(type='bool', default=False),
             verify=dict(type='bool', default=False),
-            repair=dict(type='bool', default=False),
+            # an info module changes nothing: repairing is netpool.ipam.repair's (this one kept for one release)
+            repair=dict(type='bool', default=False, removed_in_version='2.0.0',
+                        removed_from_collection='netpool.ipam'),
         ),
     ),
+    'repair': dict(argument_spec=dict()),
 }
 
 for _spec in MODULES.values():

@@ -201,7 +201,15 @@ def _info(service, p, check):
     return result
 
 
-OPERATIONS = {'pool': _pool, 'range': _range, 'reservation': _reservation, 'info': _info}
+def _repair(service, p, check):
+    """``verify`` with ``repair``; the diff is the free spans of each pool rebuilt, before and after."""
+    result = service.verify(p['namespace'], repair=True, check=check)
+    result['diff'] = dict((side, dict(('%s/%s' % (r['namespace'], r['pool']), r['free_%s' % side])
+                                      for r in result['repaired'])) for side in ('before', 'after'))
+    return result
+
+
+OPERATIONS = {'pool': _pool, 'range': _range, 'reservation': _reservation, 'info': _info, 'repair': _repair}
 
 
 def run(name, params, check=False, diff=False, base_dir=None):
@@ -264,6 +272,8 @@ def _doing(name, p):
         return 'reserving addresses in pool %r for %d owners' % (p.get('pool'), len(p.get('owners') or ()))
     if name == 'reservation':
         return 'reserving an address in pool %r for owner %r' % (p.get('pool'), p.get('owner'))
+    if name == 'repair':
+        return 'repairing the store'
     return 'reading the store'
 
 

@@ -41,8 +41,8 @@ def validator(name):
     return VALIDATORS[name]
 
 
-def validate(name, args):
-    """``(params, None)`` from task ``args`` validated against module ``name``'s spec, or ``(None, failure)``."""
+def _validation(name, args):
+    """``(ValidationResult, None)`` of task ``args`` against module ``name``'s spec, or ``(None, failure)``."""
     spec, check = validator(name)
     errors = option_errors(spec, args)
     validation = check.validate(dict(args))
@@ -51,19 +51,29 @@ def validate(name, args):
         msg = 'netpool.ipam.%s: invalid options: %s' % (name, '; '.join(errors))
         hidden = _secrets.find(dict(args))
         return None, _secrets.hide({'failed': True, 'msg': msg, 'error': 'invalid_argument'}, hidden)
-    return validation.validated_parameters, None
+    return validation, None
+
+
+def validate(name, args):
+    """``(params, None)`` from task ``args`` validated against module ``name``'s spec, or ``(None, failure)``."""
+    validation, failed = _validation(name, args)
+    return (None, failed) if failed else (validation.validated_parameters, None)
 
 
 def run_task(name, args, check=False, diff=False):
     """What a task of module ``name`` with ``args`` returns: its options validated, the service run, every
-    failure a failed result with its ``error`` code, secrets hidden."""
-    params, failed = validate(name, args)
+    failure a failed result with its ``error`` code, secrets hidden. A deprecated option given is reported as
+    Ansible reports it for a module (``deprecations``: shown as a deprecation warning)."""
+    validation, failed = _validation(name, args)
     if failed:
         return failed
-    where = base_dir()
+    params, where = validation.validated_parameters, base_dir()
     result, failed = _runner.attempt(
         name, params, lambda: _runner.run(name, params, check=check, diff=diff, base_dir=where), where)
     if failed:
         failed['failed'] = True
-        return failed
+        result = failed
+    if validation._deprecations:    # pylint: disable=protected-access
+        result['deprecations'] = [dict(msg=d['msg'], version=d.get('version'), collection_name=d.get('collection_name'))
+                                  for d in validation._deprecations]   # pylint: disable=protected-access
     return result
