@@ -12,7 +12,11 @@ This is a private module: it may change at any time.
   for reads) from read to write: no lost updates across processes.
 - A change is written to a temporary file in the same directory, fsynced
   and renamed over the document (then the directory is fsynced): a reader or
-  a crash sees the old document or the new one, never half of one.
+  a crash sees the old document or the new one, never half of one. The new
+  document keeps the mode and the group of the one it replaces (and its owner,
+  when root writes it: ``_keep_access``), so a store shared by a group stays
+  shared; a new document (and lock file) is made 0600, a lock file made beside
+  an existing document takes that document's mode and group.
 - A write the disk refuses (full, read-only, no permission) is ``store_unavailable``
   and leaves the file as it was; the failed change is dropped from memory, so
   the next transaction reads the file again (see ``_write`` for a failure after
@@ -40,6 +44,7 @@ import fcntl
 import glob
 import json
 import os
+import stat
 import tempfile
 import time
 
@@ -73,6 +78,24 @@ def _write_remedy(error, directory):
     if code == errno.EROFS:
         return 'The file system of %s is mounted read-only: remount it writable or point store elsewhere.' % directory
     return 'Check the disk and the directory %s, and retry.' % directory
+
+
+def _keep_access(fd, like):
+    """Give the file open as ``fd`` the mode and group of the file ``like`` (its owner too when root writes):
+    a store shared by a group stays shared after a change. False when the group cannot be kept (this user is not
+    in it)."""
+    st = os.stat(like)
+    os.fchmod(fd, stat.S_IMODE(st.st_mode) & 0o666)
+    mine = os.fstat(fd)
+    owner = st.st_uid if os.geteuid() == 0 else -1
+    if mine.st_gid != st.st_gid or (owner != -1 and mine.st_uid != owner):
+        try:
+            os.fchown(fd, owner, st.st_gid)
+        except OSError as e:
+            if e.errno not in (errno.EPERM, errno.EACCES):
+                raise
+            return False
+    return True
 
 
 class JsonStore(SpanStore):
@@ -134,7 +157,7 @@ class JsonStore(SpanStore):
         a writer that starts meanwhile replaces the document in one rename, so reading it unlocked sees the
         old document or the new one, never half of one."""
         try:
-            fd = os.open(self._lock_path, os.O_RDWR | (os.O_CREAT if create else 0), 0o600)
+            fd = self._open_lock(create)
         except OSError as e:
             if not create and e.errno == errno.ENOENT:
                 return None
@@ -160,6 +183,27 @@ class JsonStore(SpanStore):
                                 'Retry, or raise timeout.' % (self.path, self.timeout))
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
+
+    def _open_lock(self, create):
+        """The lock file opened for writing; made (when ``create``) 0600, or with the mode and group of the
+        document beside it (a lock file a group member cannot open would make the store read-only to them)."""
+        try:
+            return os.open(self._lock_path, os.O_RDWR)
+        except OSError as e:
+            if not create or e.errno != errno.ENOENT:
+                raise
+        try:
+            fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as e:
+            if e.errno != errno.EEXIST:
+                raise
+            return os.open(self._lock_path, os.O_RDWR)     # another process made it meanwhile
+        try:
+            if os.path.exists(self.path):
+                _keep_access(fd, self.path)
+        except OSError:
+            pass    # the lock file works as made; only its sharing is lost
+        return fd
 
     def _pin(self, f):
         """Keep the document last read or written open, so that its inode number cannot be given to a
@@ -278,22 +322,32 @@ class JsonStore(SpanStore):
                 os.unlink(stale)
             except OSError:
                 pass
-        tmp = None
+        tmp, kept = None, True
         try:
             fd, tmp = tempfile.mkstemp(prefix=prefix, dir=directory)
             with os.fdopen(fd, 'w') as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
+                kept = not os.path.exists(self.path) or _keep_access(f.fileno(), self.path)
+                if kept:
+                    f.write(text)
+                    f.flush()
+                    os.fsync(f.fileno())
+            if kept:
+                os.replace(tmp, self.path)
+                tmp = None
         except OSError as e:
+            raise StoreUnavailable('Cannot write the JSON store %s: %s. The store was not changed. %s'
+                                   % (self.path, _strerror(e), _write_remedy(e, directory)))
+        finally:
             if tmp is not None:
                 try:
                     os.unlink(tmp)
                 except OSError:
                     pass
-            raise StoreUnavailable('Cannot write the JSON store %s: %s. The store was not changed. %s'
-                                   % (self.path, _strerror(e), _write_remedy(e, directory)))
+        if not kept:
+            raise StoreUnavailable('Cannot write the JSON store %s: its group (gid %d) is one the user running '
+                                   'Ansible is not in, and the changed document would lose it. The store was not '
+                                   'changed. Add the user to the group, or give the file a group of theirs.'
+                                   % (self.path, os.stat(self.path).st_gid))
 
     def _sync_directory(self, directory):
         """Sync ``directory`` after the rename. A directory that cannot be synced leaves the rename possibly not
