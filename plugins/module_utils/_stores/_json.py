@@ -14,7 +14,7 @@ This is a private module: it may change at any time.
   and renamed over the document (then the directory is fsynced): a reader or
   a crash sees the old document or the new one, never half of one. The new
   document keeps the mode and the group of the one it replaces (and its owner,
-  when root writes it: ``_keep_access``), so a store shared by a group stays
+  when root writes it: ``_json_file``), so a store shared by a group stays
   shared; a new document (and lock file) is made 0600, a lock file made beside
   an existing document takes that document's mode and group.
 - A write the disk refuses (full, read-only, no permission) is ``store_unavailable``
@@ -41,11 +41,8 @@ import bisect
 import contextlib
 import errno
 import fcntl
-import glob
 import json
 import os
-import stat
-import tempfile
 import time
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
@@ -53,49 +50,9 @@ from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors i
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import (
     SCHEMA_VERSION, SpanStore, check_schema_version)
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json_file
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._json_document import (
     DAMAGE, MIGRATIONS, Refused, State, damage, read)
-
-
-#: a directory fsync failing with these means the file system does not sync directories at all
-_NO_DIRECTORY_SYNC = (errno.EINVAL, errno.EOPNOTSUPP, getattr(errno, 'ENOTSUP', errno.EOPNOTSUPP))
-
-
-def _strerror(error):
-    return error.strerror or str(error)
-
-
-def _write_remedy(error, directory):
-    """What the user can do about ``error`` (an ``OSError`` writing into ``directory``)."""
-    code = error.errno
-    if code in (errno.ENOSPC, errno.EDQUOT):
-        return 'The disk (or the quota) of %s is full: free some space and retry.' % directory
-    if code == errno.EFBIG:
-        return 'The file size limit (ulimit -f) is too small for the store: raise it and retry.'
-    if code in (errno.EACCES, errno.EPERM):
-        return ('The user running Ansible on the controller needs write access to the directory %s (it writes a '
-                'temporary file there and renames it over the store): fix the permissions and retry.' % directory)
-    if code == errno.EROFS:
-        return 'The file system of %s is mounted read-only: remount it writable or point store elsewhere.' % directory
-    return 'Check the disk and the directory %s, and retry.' % directory
-
-
-def _keep_access(fd, like):
-    """Give the file open as ``fd`` the mode and group of the file ``like`` (its owner too when root writes):
-    a store shared by a group stays shared after a change. False when the group cannot be kept (this user is not
-    in it)."""
-    st = os.stat(like)
-    os.fchmod(fd, stat.S_IMODE(st.st_mode) & 0o666)
-    mine = os.fstat(fd)
-    owner = st.st_uid if os.geteuid() == 0 else -1
-    if mine.st_gid != st.st_gid or (owner != -1 and mine.st_uid != owner):
-        try:
-            os.fchown(fd, owner, st.st_gid)
-        except OSError as e:
-            if e.errno not in (errno.EPERM, errno.EACCES):
-                raise
-            return False
-    return True
 
 
 class JsonStore(SpanStore):
@@ -200,7 +157,7 @@ class JsonStore(SpanStore):
             return os.open(self._lock_path, os.O_RDWR)     # another process made it meanwhile
         try:
             if os.path.exists(self.path):
-                _keep_access(fd, self.path)
+                _json_file.keep_access(fd, self.path)
         except OSError:
             pass    # the lock file works as made; only its sharing is lost
         return fd
@@ -313,59 +270,10 @@ class JsonStore(SpanStore):
                             'Ansible' % self._lock_path)
 
     def _replace(self, text, directory):
-        """Write ``text`` to a temporary file of ``directory``, synced, and rename it over the document; a failure
-        removes the temporary file and is ``StoreUnavailable`` saying the store was not changed."""
-        prefix = '.%s.' % os.path.basename(self.path)
-        # Temporary files are only made under the exclusive lock we hold: any left is a killed writer's.
-        for stale in glob.glob(os.path.join(glob.escape(directory), glob.escape(prefix) + '*')):
-            try:
-                os.unlink(stale)
-            except OSError:
-                pass
-        tmp, kept = None, True
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=prefix, dir=directory)
-            with os.fdopen(fd, 'w') as f:
-                kept = not os.path.exists(self.path) or _keep_access(f.fileno(), self.path)
-                if kept:
-                    f.write(text)
-                    f.flush()
-                    os.fsync(f.fileno())
-            if kept:
-                os.replace(tmp, self.path)
-                tmp = None
-        except OSError as e:
-            raise StoreUnavailable('Cannot write the JSON store %s: %s. The store was not changed. %s'
-                                   % (self.path, _strerror(e), _write_remedy(e, directory)))
-        finally:
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-        if not kept:
-            raise StoreUnavailable('Cannot write the JSON store %s: its group (gid %d) is one the user running '
-                                   'Ansible is not in, and the changed document would lose it. The store was not '
-                                   'changed. Add the user to the group, or give the file a group of theirs.'
-                                   % (self.path, os.stat(self.path).st_gid))
+        _json_file.replace(self.path, text, directory)
 
     def _sync_directory(self, directory):
-        """Sync ``directory`` after the rename. A directory that cannot be synced leaves the rename possibly not
-        durable (a power cut could undo it): that is reported as store_unavailable saying the change was written
-        (running the task again is safe: it finds the change done), unless the file system does not sync
-        directories at all (EINVAL, EOPNOTSUPP: SQLite ignores that too)."""
-        try:
-            dir_fd = os.open(directory, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
-        except OSError as e:
-            if e.errno not in _NO_DIRECTORY_SYNC:
-                raise StoreUnavailable('The change was written to the JSON store %s, but syncing its directory %s '
-                                       'failed: %s. The change is in the file, but a crash or power cut of this '
-                                       'machine could undo it. Check the disk; running the task again is safe (it '
-                                       'finds the change done).' % (self.path, directory, _strerror(e)))
+        _json_file.sync_directory(self.path, directory)
 
     def _forget(self):
         """Drop the document in memory: the next transaction reads the file again."""

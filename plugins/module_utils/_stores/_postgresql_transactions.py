@@ -72,8 +72,9 @@ class Transactions(Statements):
         left = _retry.remaining()
         wait = self.timeout if left is None else min(self.timeout, left)
         self._lock_timeout = '%dms' % max(1, int(wait * 1000))
+        # (a read of a store behind makes temporary tables, which a READ ONLY transaction may not)
         self._begin_sql = ('BEGIN ISOLATION LEVEL READ COMMITTED' if write
-                           else 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+                           else 'BEGIN ISOLATION LEVEL REPEATABLE READ' + ('' if self._scratch else ' READ ONLY'),
                            "SET LOCAL lock_timeout = '%s'" % self._lock_timeout)
         self._entry, self._committing, self._hung = None, False, False
         self._own_connection()

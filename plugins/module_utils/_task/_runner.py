@@ -91,7 +91,7 @@ def service_for(params, base_dir=None, create=True, must_exist=False):
         store = open_store(settings[1], token=settings[2], validate_certs=settings[3], timeout=settings[4],
                            base_dir=base_dir, create=create, must_exist=must_exist)
         service = Service(store)
-        if not store.absent:
+        if not store.absent and not store.behind:     # (one behind is read as it is now, each time)
             _SERVICES[settings] = service
             if settings[0] not in _CLOSERS:
                 # Run at the exit of this process: atexit in the controller and ansible-inventory, and the
@@ -107,7 +107,9 @@ def with_service(params, base_dir, work, must_exist=False):
     created only if ``work`` commits a change: it first runs on the store opened not to create it (empty,
     in memory); if it would commit a change (``StoreAbsent``),
     the store is created and ``work`` runs again on it. So a failure (``pool_not_found`` …), a read or check
-    mode never leaves a new store file behind. After ``store_unavailable`` the cached store is dropped: the
+    mode never leaves a new store file behind. A SQLite or PostgreSQL store of an older schema version is
+    migrated the same way, only by work that commits a change: a read, check mode or a rerun leaves it at its
+    version, so controllers still on the older collection go on using a store they share. After ``store_unavailable`` the cached store is dropped: the
     next call (or attempt) opens it again.
 
     A store that talks to a server marks the failures that are safe to retry (``_retry``): the whole of
@@ -130,7 +132,7 @@ def _attempt(params, base_dir, work, must_exist=False):
         except StoreAbsent:
             return work(service_for(params, base_dir, create=True))
         finally:
-            if service.store.absent:    # not kept (see service_for): its connection is closed now
+            if service.store.absent or service.store.behind:    # not kept (see service_for): closed now
                 service.store.close()
     except StoreUnavailable:
         forget(params, base_dir)
