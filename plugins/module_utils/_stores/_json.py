@@ -243,7 +243,9 @@ class JsonStore(SpanStore):
         the disk refuses. ``transaction`` drops the state in memory when this raises."""
         directory = os.path.dirname(self.path)
         self._check_writable(directory)
+        new = not os.path.exists(self.path)     # (under the exclusive lock: no other writer makes it meanwhile)
         self._replace(self._state.document(), directory)
+        self.created = self.created or new
         # The document is replaced: from here on every reader sees the change, so no failure may say "not
         # changed" (``_sync_directory``). Either way the state in memory is dropped (by ``transaction``, or
         # here), so the next transaction reads the file again rather than trusting memory.

@@ -73,6 +73,7 @@ class SchemaMigration(object):
                 _base.check_schema_version(version, migrations, self._describe())
                 if version is None:
                     self._create_schema()
+                    self.created = True     # (decided under the schema's lock: one process makes it)
                 elif version < _base.SCHEMA_VERSION:
                     for step in range(version, _base.SCHEMA_VERSION):
                         for statement in migrations[step]:

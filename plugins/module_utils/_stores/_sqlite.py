@@ -102,6 +102,7 @@ class SqliteStore(SqlStore):
             self._conn.close()      # a refused store keeps no -wal/-shm files behind
             raise
         self.absent = not create
+        self.created = self.created and create      # (the tables of an absent store are made in memory)
 
     @staticmethod
     def _copy(path, timeout):
