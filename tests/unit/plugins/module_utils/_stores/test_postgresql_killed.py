@@ -9,15 +9,19 @@ task's session must take there, waits until the task's session waits for it (``p
 session, then lets the lock go. Two points: the pool's lock (inside the transaction, before anything is
 committed) and the transaction's commit (a deferred constraint trigger on ``history`` takes the lock when the
 transaction commits). Either way the task succeeds: the first is run again, the second is resolved by reading the
-store (its commit did not land) and run again; one reservation, one history entry, ``changed: true``. And none of
+store (its commit did not land) and run again; one reservation, one history entry, ``changed: true``. A commit
+that landed and whose answer a relay between them dropped is found by reading the store. And none of
 psycopg's "error ignored" warnings reaches stderr: through ansible-playbook they showed as "WorkerProcess ...
 errantly sent data directly to stderr".
 """
 
 import contextlib
+import socket
 import subprocess
 import threading
 import time
+
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -147,6 +151,107 @@ def test_a_session_ended_at_a_chosen_point_is_retried_and_the_task_succeeds(stor
     assert held(url) == ([('h1', point, '10.43.0.1')], [('reserve', 'h1', point)], [])
     # what psycopg logs on ignoring an error while leaving a pipeline reaches no handler (nor Python's last resort,
     # stderr, when no logging is configured)
+    assert [r.getMessage() for r in caplog.records if r.name.startswith('psycopg')] == []
+
+
+class Relay(object):
+    """A TCP relay to the server on loopback (``self.spec``: the store URL through it). ``drop_answers()``: from then
+    on what the server sends on the connections open now is not passed on; ``cut()`` closes them (new connections
+    are relayed as ever)."""
+
+    def __init__(self, spec):
+        url = urlsplit(spec)
+        self.target = (url.hostname, url.port or 5432)
+        self.listener = socket.socket()
+        self.listener.bind(('127.0.0.1', 0))
+        self.listener.listen(8)
+        auth = url.netloc.rpartition('@')[0]
+        netloc = '%s127.0.0.1:%d' % (auth + '@' if auth else '', self.listener.getsockname()[1])
+        self.spec = urlunsplit((url.scheme, netloc, url.path, url.query, url.fragment))
+        self.open, self.dropping = [], set()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _address = self.listener.accept()
+            except OSError:
+                return
+            server_side = socket.create_connection(self.target)
+            pair = (client, server_side)
+            self.open.append(pair)
+            threading.Thread(target=self._pump, args=(client, server_side, None), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server_side, client, pair), daemon=True).start()
+
+    def _pump(self, source, sink, pair):
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    return
+                if pair is None or pair not in self.dropping:
+                    sink.sendall(data)
+        except OSError:
+            return
+
+    def drop_answers(self):
+        self.dropping.update(self.open)
+
+    def cut(self):
+        for pair in list(self.dropping):
+            for sock in pair:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                sock.close()
+        self.dropping.clear()
+
+    def close(self):
+        self.listener.close()
+
+
+def committed(schema):
+    with server.admin() as admin:
+        return admin.execute("SELECT count(*) FROM %s.reservation WHERE key = 'at-commit'" % schema).fetchone()[0]
+
+
+def test_a_commit_that_landed_and_whose_answer_was_lost_is_found_by_reading_the_store(store, caplog):
+    """The server commits the transaction, its answer never reaches the task (a relay between them drops it, then
+    the connection is cut): the task reads the store, finds its history entry, and reports the reservation the
+    commit made, ``changed: true``, never a second one."""
+    url, schema = store
+    relay = Relay(url)
+    result = {}
+
+    def reserve():
+        try:
+            result['ok'] = _runner.with_service({'store': relay.spec, 'timeout': 30}, None,
+                                                lambda service: service.reserve('web', 'h1', key='at-commit'))
+        except Exception as e:  # pylint: disable=broad-except
+            result['error'] = e
+    try:
+        with server.admin() as admin:
+            admin.execute('SELECT pg_advisory_lock(%s)', (HELD_KEY,))
+            task = threading.Thread(target=reserve)
+            task.start()
+            deadline = time.monotonic() + 60
+            while not admin.execute('SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY('
+                                    'pg_blocking_pids(pid))').fetchone():     # the task's commit waits for it
+                assert time.monotonic() < deadline, 'the commit never waited for the lock'
+                time.sleep(0.01)
+            relay.drop_answers()
+            admin.execute('SELECT pg_advisory_unlock(%s)', (HELD_KEY,))
+        while committed(schema) == 0:       # the commit landed; its answer was dropped
+            assert time.monotonic() < deadline, 'the commit never landed'
+            time.sleep(0.01)
+        relay.cut()
+        task.join(60)
+    finally:
+        relay.close()
+    assert 'error' not in result, result['error']
+    assert result['ok']['changed'] is True and result['ok']['reservation']['address'] == '10.43.0.1'
+    assert held(url) == ([('h1', 'at-commit', '10.43.0.1')], [('reserve', 'h1', 'at-commit')], [])
     assert [r.getMessage() for r in caplog.records if r.name.startswith('psycopg')] == []
 
 
