@@ -9,8 +9,8 @@ A store of N reservations (one pool, one reservation per owner) is made at today
 it is taken back to the version before (SQLite: its reservation table made again as that version had it; JSON:
 its ``schema_version``, the document of version 3 being one of version 4). Each store then takes R reads, each one
 a task's: open the store (not to create it, as a read does), ``info`` of one owner, close. The store behind starts
-from a fresh copy each round; its first read migrates it where this collection does so (SQLite: once, on disk; a
-JSON document is migrated in memory by every read and left as it is, which the script checks).
+from a fresh copy each round; no read migrates it (SQLite: each read migrates a copy in memory; a JSON document is
+migrated in memory by every read), and the script prints its version after the reads.
 
     .venv/bin/python bench/older_store.py [--stores sqlite json] [--reservations 6000] [--reads 50] [--rounds 3]
 """

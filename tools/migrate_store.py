@@ -60,7 +60,9 @@ def main(argv=None):
             raise api.IpamError('The source store %s does not exist (relative paths are relative to %s). Nothing '
                                 'was copied.' % (args.source, os.getcwd()))
         options = dict(validate_certs=args.validate_certs, timeout=args.timeout, base_dir=os.getcwd())
-        source = api.open_store(args.source, token=os.environ.get('NETPOOL_IPAM_SOURCE_TOKEN') or None, **options)
+        # (create=False: the source is only read; one of an older schema version is read as it is, not migrated)
+        source = api.open_store(args.source, token=os.environ.get('NETPOOL_IPAM_SOURCE_TOKEN') or None, create=False,
+                                **options)
         document = api.export_document(source)
         target = api.open_store(args.target, token=os.environ.get('NETPOOL_IPAM_TARGET_TOKEN') or None,
                                 create=not args.check, **options)

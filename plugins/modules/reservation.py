@@ -273,6 +273,16 @@ store:
   returned: success, and every failure but options refused before the store is opened
   type: str
   sample: /home/me/plan/ipam.sqlite
+store_created:
+  description:
+    - True when this task made the store - a SQLite or JSON file that did not exist, or the tables of a PostgreSQL
+      database that had none - and a warning names it, so that a mistyped O(store) (C(ipam.sqlte)) or a playbook
+      started from another directory does not go unnoticed. Only a task that changes something makes a store; a
+      read, check mode or a failed task never does.
+  returned: when the task made the store
+  type: bool
+  sample: true
+  version_added: 1.1.0
 reservation:
   description:
     - The reservation (in check mode, as it would be). With O(family=dual), the IPv4 one (RV(reservation6) holds

@@ -75,9 +75,22 @@ class Store(abc.ABC):
     #: (nothing is written, the file is not created). Reads, check mode and work that fails never create it.
     absent = False
 
+    #: True once this store object made the store it names (its file, or its tables in a PostgreSQL database that had
+    #: none), until that was reported (``_runner.with_service`` reports it once, naming where)
+    created = False
+
+    #: the schema version of a store older than this collection's, opened not to migrate it (a read, check mode:
+    #: ``_sql_migration``), else None: it is read as today's version without being changed, and a write transaction
+    #: that would commit a change raises ``StoreAbsent`` instead (the task opens it again to migrate it)
+    behind = None
+
     def _refuse_absent(self, write, commit, changed):
-        """At the end of a transaction on an absent store: ``StoreAbsent`` if it would commit a change."""
-        if self.absent and write and commit and changed:
+        """At the end of a transaction on an absent store, or one behind: ``StoreAbsent`` if it would commit a
+        change."""
+        if (self.absent or self.behind) and write and commit and changed:
+            if self.behind:
+                raise StoreAbsent('The store %s is of schema version %d and was opened not to migrate it; nothing '
+                                  'was written.' % (getattr(self, 'path', self.kind), self.behind))
             raise StoreAbsent('The store %s does not exist and was opened not to create it; nothing was '
                               'written.' % getattr(self, 'path', self.kind))
 

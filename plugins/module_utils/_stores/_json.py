@@ -12,7 +12,11 @@ This is a private module: it may change at any time.
   for reads) from read to write: no lost updates across processes.
 - A change is written to a temporary file in the same directory, fsynced
   and renamed over the document (then the directory is fsynced): a reader or
-  a crash sees the old document or the new one, never half of one.
+  a crash sees the old document or the new one, never half of one. The new
+  document keeps the mode and the group of the one it replaces (and its owner,
+  when root writes it: ``_json_file``), so a store shared by a group stays
+  shared; a new document (and lock file) is made 0600, a lock file made beside
+  an existing document takes that document's mode and group.
 - A write the disk refuses (full, read-only, no permission) is ``store_unavailable``
   and leaves the file as it was; the failed change is dropped from memory, so
   the next transaction reads the file again (see ``_write`` for a failure after
@@ -37,10 +41,8 @@ import bisect
 import contextlib
 import errno
 import fcntl
-import glob
 import json
 import os
-import tempfile
 import time
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
@@ -48,31 +50,9 @@ from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors i
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool, Reservation
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import (
     SCHEMA_VERSION, SpanStore, check_schema_version)
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json_file
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._json_document import (
     DAMAGE, MIGRATIONS, Refused, State, damage, read)
-
-
-#: a directory fsync failing with these means the file system does not sync directories at all
-_NO_DIRECTORY_SYNC = (errno.EINVAL, errno.EOPNOTSUPP, getattr(errno, 'ENOTSUP', errno.EOPNOTSUPP))
-
-
-def _strerror(error):
-    return error.strerror or str(error)
-
-
-def _write_remedy(error, directory):
-    """What the user can do about ``error`` (an ``OSError`` writing into ``directory``)."""
-    code = error.errno
-    if code in (errno.ENOSPC, errno.EDQUOT):
-        return 'The disk (or the quota) of %s is full: free some space and retry.' % directory
-    if code == errno.EFBIG:
-        return 'The file size limit (ulimit -f) is too small for the store: raise it and retry.'
-    if code in (errno.EACCES, errno.EPERM):
-        return ('The user running Ansible on the controller needs write access to the directory %s (it writes a '
-                'temporary file there and renames it over the store): fix the permissions and retry.' % directory)
-    if code == errno.EROFS:
-        return 'The file system of %s is mounted read-only: remount it writable or point store elsewhere.' % directory
-    return 'Check the disk and the directory %s, and retry.' % directory
 
 
 class JsonStore(SpanStore):
@@ -134,7 +114,7 @@ class JsonStore(SpanStore):
         a writer that starts meanwhile replaces the document in one rename, so reading it unlocked sees the
         old document or the new one, never half of one."""
         try:
-            fd = os.open(self._lock_path, os.O_RDWR | (os.O_CREAT if create else 0), 0o600)
+            fd = self._open_lock(create)
         except OSError as e:
             if not create and e.errno == errno.ENOENT:
                 return None
@@ -160,6 +140,27 @@ class JsonStore(SpanStore):
                                 'Retry, or raise timeout.' % (self.path, self.timeout))
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
+
+    def _open_lock(self, create):
+        """The lock file opened for writing; made (when ``create``) 0600, or with the mode and group of the
+        document beside it (a lock file a group member cannot open would make the store read-only to them)."""
+        try:
+            return os.open(self._lock_path, os.O_RDWR)
+        except OSError as e:
+            if not create or e.errno != errno.ENOENT:
+                raise
+        try:
+            fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as e:
+            if e.errno != errno.EEXIST:
+                raise
+            return os.open(self._lock_path, os.O_RDWR)     # another process made it meanwhile
+        try:
+            if os.path.exists(self.path):
+                _json_file.keep_access(fd, self.path)
+        except OSError:
+            pass    # the lock file works as made; only its sharing is lost
+        return fd
 
     def _pin(self, f):
         """Keep the document last read or written open, so that its inode number cannot be given to a
@@ -242,7 +243,9 @@ class JsonStore(SpanStore):
         the disk refuses. ``transaction`` drops the state in memory when this raises."""
         directory = os.path.dirname(self.path)
         self._check_writable(directory)
+        new = not os.path.exists(self.path)     # (under the exclusive lock: no other writer makes it meanwhile)
         self._replace(self._state.document(), directory)
+        self.created = self.created or new
         # The document is replaced: from here on every reader sees the change, so no failure may say "not
         # changed" (``_sync_directory``). Either way the state in memory is dropped (by ``transaction``, or
         # here), so the next transaction reads the file again rather than trusting memory.
@@ -269,49 +272,10 @@ class JsonStore(SpanStore):
                             'Ansible' % self._lock_path)
 
     def _replace(self, text, directory):
-        """Write ``text`` to a temporary file of ``directory``, synced, and rename it over the document; a failure
-        removes the temporary file and is ``StoreUnavailable`` saying the store was not changed."""
-        prefix = '.%s.' % os.path.basename(self.path)
-        # Temporary files are only made under the exclusive lock we hold: any left is a killed writer's.
-        for stale in glob.glob(os.path.join(glob.escape(directory), glob.escape(prefix) + '*')):
-            try:
-                os.unlink(stale)
-            except OSError:
-                pass
-        tmp = None
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=prefix, dir=directory)
-            with os.fdopen(fd, 'w') as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except OSError as e:
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-            raise StoreUnavailable('Cannot write the JSON store %s: %s. The store was not changed. %s'
-                                   % (self.path, _strerror(e), _write_remedy(e, directory)))
+        _json_file.replace(self.path, text, directory)
 
     def _sync_directory(self, directory):
-        """Sync ``directory`` after the rename. A directory that cannot be synced leaves the rename possibly not
-        durable (a power cut could undo it): that is reported as store_unavailable saying the change was written
-        (running the task again is safe: it finds the change done), unless the file system does not sync
-        directories at all (EINVAL, EOPNOTSUPP: SQLite ignores that too)."""
-        try:
-            dir_fd = os.open(directory, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
-        except OSError as e:
-            if e.errno not in _NO_DIRECTORY_SYNC:
-                raise StoreUnavailable('The change was written to the JSON store %s, but syncing its directory %s '
-                                       'failed: %s. The change is in the file, but a crash or power cut of this '
-                                       'machine could undo it. Check the disk; running the task again is safe (it '
-                                       'finds the change done).' % (self.path, directory, _strerror(e)))
+        _json_file.sync_directory(self.path, directory)
 
     def _forget(self):
         """Drop the document in memory: the next transaction reads the file again."""

@@ -12,10 +12,12 @@ This is a private module: it may change at any time.
   ``create=False`` - reads, check mode - creates none: a database without
   them reads as empty, each transaction on temporary tables of its own); a
   ``meta`` table holds the schema version, an older schema is migrated
-  once, when the store is opened (by a read or check mode too), in a write
-  transaction of its own under the schema's advisory lock: the tables are
-  locked then, never again by a read. A newer one is refused with
-  ``store_version``. Text columns use the "C" collation, so rows sort as in
+  once, by the first task that changes something, in a write transaction of
+  its own under the schema's advisory lock. A read or check mode never
+  migrates it (a controller still on the older collection goes on using it,
+  and a read-only user can read it): each of its transactions works on
+  temporary tables of today's version filled from the store's
+  (``_read_behind``). A newer one is refused with ``store_version``. Text columns use the "C" collation, so rows sort as in
   SQLite and as Python sorts them, whatever the database's locale.
 - Writers do not exclude each other as a whole. ``lock_pool`` takes a
   transaction-level advisory lock on a 64-bit hash of (schema, namespace,
@@ -117,7 +119,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql_c
     prepared_statements, tls_mode)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql_transactions import Transactions
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql import SqlStore
-from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_schema import meta, migrations, schema
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._sql_schema import meta, migrations, read_behind, schema
 
 #: schema version -> the statements that bring a store of that version to the next
 MIGRATIONS = migrations('postgresql')
@@ -150,7 +152,7 @@ class PostgresqlStore(Transactions, SqlStore):
     #: ``((namespace, pool, owners, key), rows)`` of the reservations fetched with the pools, under the lock
     _prefetched = None
 
-    def __init__(self, spec, timeout=30, validate_certs=True, token=None, create=True):
+    def __init__(self, spec, timeout=30, validate_certs=True, token=None, create=True, migrate=True):
         self.spec = spec
         self.where = redact(spec)
         self.timeout = timeout
@@ -186,8 +188,7 @@ class PostgresqlStore(Transactions, SqlStore):
             self._connect_args['application_name'] = 'netpool.ipam'
         self._conn = None
         self._connect()
-        self._migrate(schema('postgresql'), MIGRATIONS, meta('postgresql'),
-                      create=create)
+        self._migrate(schema('postgresql'), MIGRATIONS, meta('postgresql'), create=create, migrate=migrate)
 
     # -- locks and what is read with them ----------------------------------
     def lock_pool(self, namespace, name):
@@ -269,8 +270,22 @@ class PostgresqlStore(Transactions, SqlStore):
         row = self._one("SELECT value FROM meta WHERE name = 'schema_version'")
         return int(row[0]) if row else None
 
+    def _read_behind(self):
+        """A schema of an older version opened by a read or check mode: each transaction works on temporary tables
+        of today's version filled from the store's (``_fill_behind``), dropped at its end; the store's tables are
+        only read (a read-only user can read it: temporary tables need only the database's TEMP right)."""
+        self._scratch = True
+
+    def _fill_behind(self):
+        for statement in read_behind(self.behind, '"%s"' % self._schema.replace('"', '""')):
+            self._execute(statement)
+        self._dirty = False     # (``_wrote``: what the task writes from here on)
+
     def _wrote(self):
-        """Whether the transaction of an absent store changed anything: its tables were made empty for it."""
+        """Whether the transaction of an absent store (or one behind) changed anything: its tables were made
+        empty for it (filled from the store's)."""
+        if self.behind:
+            return self._dirty
         return self._one('SELECT EXISTS (SELECT 1 FROM pool) OR EXISTS (SELECT 1 FROM reservation) OR '
                          'EXISTS (SELECT 1 FROM free_span) OR EXISTS (SELECT 1 FROM released) OR '
                          'EXISTS (SELECT 1 FROM history)')[0]

@@ -11,6 +11,7 @@ This is a private module: it may change at any time. The store (``_postgresql``)
 
 import contextlib
 import ipaddress
+import logging
 import math
 import os
 import socket
@@ -91,6 +92,17 @@ RETRY_CONNECT = ('connection refused', 'timeout expired', 'connection timed out'
                  'terminating connection')
 
 
+def lost_connection(error):
+    """Whether the psycopg ``error`` leaves the connection in a state nobody knows (a session the server ended,
+    a socket closed, a pipeline that cannot be left): an ``OperationalError`` the client raised itself (no
+    SQLSTATE), or one of class 08 or a shutdown (57P01-57P03), whether or not psycopg has marked the connection
+    broken yet."""
+    if not isinstance(error, psycopg.OperationalError):
+        return False
+    sqlstate = getattr(error, 'sqlstate', None)
+    return not sqlstate or sqlstate.startswith('08') or sqlstate in ('57P01', '57P02', '57P03')
+
+
 def retryable_sqlstate(sqlstate):
     """Whether a server error with this SQLSTATE rolled the transaction back and may be retried."""
     return bool(sqlstate) and (sqlstate.startswith('08') or sqlstate in RETRY_SQLSTATES)
@@ -133,6 +145,20 @@ def _hang_up(conn):
         pass
     finally:
         sock.close()
+
+
+class _CleanupErrors(logging.Filter):
+    """Drops psycopg's "error ignored ..." warnings: psycopg logs them when ending a pipeline (or rolling back) fails
+    after an error the store already has and reports (a session the server ended). With no logging configured,
+    Python writes such a warning to stderr, which Ansible shows as "WorkerProcess ... errantly sent data directly to
+    stderr", once per failed cleanup: noise about an error the task's result already explains."""
+
+    def filter(self, record):
+        return not str(record.msg).startswith('error ignored')
+
+
+if psycopg is not None:
+    logging.getLogger('psycopg').addFilter(_CleanupErrors())
 
 
 #: psycopg's pipeline mode (psycopg 3.1 with libpq 14 or newer): several statements per round trip
@@ -251,6 +277,9 @@ class Connection(object):
         self._held['mode'] = None
         if error is None:
             mode.close()
+            return
+        if lost_connection(error) or self._conn.closed or self._conn.broken:
+            self._drop_connection()     # nothing to sync on a connection the server ended: it is closed
             return
         try:
             mode.__exit__(type(error), error, error.__traceback__)

@@ -24,7 +24,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores import _retry
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
     AddressInUse, StoreBusy, StoreUnavailable)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql_connection import (
-    PREPARED, retryable_sqlstate)
+    PREPARED, lost_connection, retryable_sqlstate)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._postgresql_statements import Statements
 
 #: SQLSTATEs of a prepared statement the server does not hold (does not exist; a name taken, on a server
@@ -33,11 +33,14 @@ _LOST_PREPARED = ('26000', '42P05')
 
 
 def _first_error(error):
-    """The error that aborted the pipeline, where psycopg raised "pipeline aborted" in its place: leaving a pipeline
-    fetches, in a ``finally``, the results after the failed statement's, and their PipelineAborted replaces the
-    statement's own error (a reservation's UniqueViolation) when they had not arrived with it. The statement's
-    error is then the ``__context__``."""
-    while isinstance(error, pg_errors.PipelineAborted) and isinstance(error.__context__, psycopg.Error):
+    """The error that aborted the pipeline, where psycopg raised another in its place: leaving a pipeline fetches,
+    in a ``finally``, the results after the failed statement's, and their PipelineAborted replaces the statement's
+    own error (a reservation's UniqueViolation) when they had not arrived with it; and leaving pipeline mode after
+    the server ended the session fails on the client ("cannot exit pipeline mode while busy", no SQLSTATE) in
+    place of the server's reason (57P01). The first error is then the ``__context__``."""
+    while isinstance(error.__context__, psycopg.Error) and (
+            isinstance(error, pg_errors.PipelineAborted) or
+            (isinstance(error, psycopg.OperationalError) and not getattr(error, 'sqlstate', None))):
         error = error.__context__
     return error
 
@@ -69,8 +72,9 @@ class Transactions(Statements):
         left = _retry.remaining()
         wait = self.timeout if left is None else min(self.timeout, left)
         self._lock_timeout = '%dms' % max(1, int(wait * 1000))
+        # (a read of a store behind makes temporary tables, which a READ ONLY transaction may not)
         self._begin_sql = ('BEGIN ISOLATION LEVEL READ COMMITTED' if write
-                           else 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+                           else 'BEGIN ISOLATION LEVEL REPEATABLE READ' + ('' if self._scratch else ' READ ONLY'),
                            "SET LOCAL lock_timeout = '%s'" % self._lock_timeout)
         self._entry, self._committing, self._hung = None, False, False
         self._own_connection()
@@ -172,8 +176,12 @@ class Transactions(Statements):
         error = _first_error(error)
         translated = self._translate_error(error)
         sqlstate = getattr(error, 'sqlstate', None)
-        lost = isinstance(error, psycopg.OperationalError) and (self._conn is None or self._conn.closed or
-                                                                self._conn.broken)
+        # lost whether or not psycopg has marked the connection broken yet (it marks it once it reads the socket's
+        # end, which a session ended while its pipeline was busy may never get to): the connection is dropped
+        lost = lost_connection(error) or (isinstance(error, psycopg.OperationalError) and (
+            self._conn is None or self._conn.closed or self._conn.broken))
+        if lost:
+            self._drop_connection()
         if self._hung:
             translated.msg = ('The PostgreSQL store %s did not answer within the timeout of %s seconds (a server '
                               'paused, overloaded, or a network dropping packets); the connection was closed. '

@@ -142,7 +142,8 @@ def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=
 
     ``create=False`` (check mode, reads): a store file that does not exist is not created, nor are the
     tables of a PostgreSQL database that has none; the store then reads as empty and keeps nothing
-    (``store.absent`` is true).
+    (``store.absent`` is true). Nor is a SQLite or PostgreSQL store of an older schema version migrated: it is
+    read as today's version, left as it is (``store.behind`` is its version).
 
     ``must_exist=True`` (a reader, which never creates a store: the inventory plugin): a store file (SQLite,
     JSON) that does not exist is ``store_unavailable`` naming its path, not an empty store. A PostgreSQL or
@@ -165,11 +166,13 @@ def open_store(spec=None, token=None, validate_certs=True, timeout=30, base_dir=
                                    'it, for example store: %s (or NETPOOL_IPAM_STORE=%s): the store is created there '
                                    'by the first change.' % (name, directory, example, example))
         exists = os.path.exists(path)
-        store = cls(path, timeout=timeout, create=create or exists)     # a missing directory is its own error
+        # (a missing directory is its own error; an older SQLite file is migrated only by work that may change it)
+        store = cls(path, timeout=timeout, create=create or exists, **({'migrate': create} if kind == 'sqlite' else {}))
         if must_exist and not exists:
             store.close()
             raise missing_store('%s store %s' % (FILE_KINDS[kind][0], os.path.abspath(path)))
     else:
-        store = cls(spec, timeout=timeout, validate_certs=validate_certs, token=token, create=create)
+        store = cls(spec, timeout=timeout, validate_certs=validate_certs, token=token, create=create,
+                    **({'migrate': create} if kind == 'postgresql' else {}))
     store.use_free_space(_class(*FREE_SPACE[kind])(store))
     return store

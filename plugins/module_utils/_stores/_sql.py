@@ -81,11 +81,14 @@ class SqlStore(SchemaMigration, DamagedRows, SpanStore):
     @contextlib.contextmanager
     def transaction(self, write=True, commit=True):
         # a transaction that makes tables, even to drop them at its end, is a write transaction to the server
-        self._begin(write or self._scratch, commit)
+        # (a store read behind is read at REPEATABLE READ: its tables are copied in one snapshot, ``_fill_behind``)
+        self._begin(write or (self._scratch and not self.behind), commit)
         self._forget_pools()
         try:
             if self._scratch:
                 self._create_schema(temporary=True)
+                if self.behind:
+                    self._fill_behind()
             yield self
         except self.driver_errors as e:
             self._rollback()
@@ -94,7 +97,7 @@ class SqlStore(SchemaMigration, DamagedRows, SpanStore):
             self._rollback()
             raise
         else:
-            if self.absent:
+            if (self.absent or self.behind) and not self._migrating:
                 try:
                     self._refuse_absent(write, commit, self._wrote())
                 except BaseException:

@@ -2,11 +2,12 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""How a SQL store (SQLite, PostgreSQL) opens its schema: made, migrated, refused or absent.
+"""How a SQL store (SQLite, PostgreSQL) opens its schema: made, migrated, refused, absent or read behind.
 
 This is a private module: it may change at any time. ``SchemaMigration`` is a part of ``_sql.SqlStore``: when
 a store is opened, ``_migrate`` reads the version in its ``meta`` table, refuses a newer one, makes the tables
-of a new store (or leaves it ``absent``) and migrates an older one, once. The DDL it runs is ``_sql_schema``'s,
+of a new store (or leaves it ``absent``) and migrates an older one, once, for a task that changes something
+(a read leaves it ``behind``: read through the migration, not migrated). The DDL it runs is ``_sql_schema``'s,
 given by the dialect.
 """
 
@@ -31,13 +32,17 @@ class SchemaMigration(object):
     def _lock_schema(self):
         """Keep other processes from creating or migrating the schema meanwhile (a write transaction may already)."""
 
-    def _migrate(self, schema, migrations, meta, create=True):
+    def _migrate(self, schema, migrations, meta, create=True, migrate=True):
         """Open the schema: refuse a newer one with ``store_version`` (or one with no migration path),
         changing nothing. A store without tables gets them (``meta`` DDL, then ``schema``) when ``create``;
         otherwise it is ``absent``: it reads as empty, each transaction works on tables of its own that
         vanish at its end, and one that would commit a change raises ``StoreAbsent``. A store of an older
-        version is migrated here, whatever the task (a read, check mode): once, by ``migrations`` (version ->
-        statements), in a write transaction of its own that commits before the task's first one begins."""
+        version is migrated here when ``migrate`` (a task that changes something: ``_runner.with_service``
+        opens it so only then): once, by ``migrations`` (version -> statements), in a write transaction of its
+        own that commits before the task's first one begins. Otherwise (a read, check mode) it is ``behind``: it
+        is read through the migration without being changed (``_read_behind``), and a transaction that would
+        commit a change raises ``StoreAbsent``, so that a controller still on the older collection can go on
+        using a shared store that one reader on the newer collection opened."""
         self._ddl = (schema, migrations, meta)
         with self.transaction(write=False):
             version = self._read_version()
@@ -47,6 +52,19 @@ class SchemaMigration(object):
         if version is None and not create:
             self.absent = self._scratch = True
             return
+        if version is not None and not migrate:
+            self.behind = version
+            self._read_behind()
+            return
+        self._migrate_now()
+
+    def _read_behind(self):
+        """Read a store of the older version ``self.behind`` as one of today's, changing nothing of it."""
+        raise NotImplementedError  # pragma: no cover - every dialect defines it
+
+    def _migrate_now(self):
+        """Make or migrate the schema, in a write transaction of its own under the schema's lock."""
+        migrations = self._ddl[1]
         self._migrating = True
         try:
             with self.transaction():
@@ -55,6 +73,7 @@ class SchemaMigration(object):
                 _base.check_schema_version(version, migrations, self._describe())
                 if version is None:
                     self._create_schema()
+                    self.created = True     # (decided under the schema's lock: one process makes it)
                 elif version < _base.SCHEMA_VERSION:
                     for step in range(version, _base.SCHEMA_VERSION):
                         for statement in migrations[step]:

@@ -106,3 +106,29 @@ def migrations(dialect):
 def meta(dialect):
     """The DDL of the table that holds the schema version (made first)."""
     return 'CREATE TABLE meta (name %s PRIMARY KEY, value TEXT NOT NULL)' % DIALECTS[dialect][0]
+
+
+#: the columns of each table a store of an older version is read from (``read_behind``); the reservation's family
+#: is derived from its address before version 4
+_READ_BEHIND = (
+    ('pool', 'namespace, name, parent, data'),
+    ('reservation', 'namespace, pool, owner, key, family, address, expires_at, data'),
+    ('free_span', 'namespace, pool, first, last'),
+    ('released', 'namespace, pool, address, until'),
+    ('history', 'id, time, namespace, pool, object, action, owner, key, address, old, new'),
+)
+
+
+def read_behind(version, source):
+    """The statements that fill today's tables (temporary ones, made by the transaction) from those of a store
+    of ``version`` in schema ``source`` (quoted), changing nothing of it: how a read sees an older PostgreSQL
+    store without migrating it. The history's ids are kept, and the next one follows them."""
+    statements = []
+    for table, columns in _READ_BEHIND:
+        read = columns
+        if table == 'reservation' and version < 4:
+            read = columns.replace('family', "CASE WHEN substr(address, 1, 2) = '4:' THEN 4 ELSE 6 END")
+        statements.append('INSERT INTO %s (%s) SELECT %s FROM %s.%s' % (table, columns, read, source, table))
+    statements.append("SELECT setval(pg_get_serial_sequence('history', 'id'), "
+                      "COALESCE((SELECT MAX(id) FROM history), 0) + 1, false)")
+    return statements

@@ -24,9 +24,12 @@ This is a private module: it may change at any time.
 - A file that is not an SQLite database fails ``store_unavailable`` naming it
   and saying how to restore it (docs/reliability.md).
 - A ``meta`` table holds the schema version; an older schema is migrated
-  once, when the store is opened (by a read or check mode too:
-  ``_sql_migration``'s ``_migrate``), in a write transaction of its own, a read-only store's in its
-  copy in memory; a newer one is refused with ``store_version``.
+  once, by the first task that changes something (``_sql_migration``'s
+  ``_migrate``), in a write transaction of its own, a read-only store's in its
+  copy in memory. A read or check mode leaves it as it is: the store is copied
+  into memory and migrated there (``_read_behind``), so a controller still on
+  the older collection can go on using it. A newer one is refused with
+  ``store_version``.
 """
 
 import os
@@ -61,7 +64,7 @@ class SqliteStore(SqlStore):
     #: why the store is read-only (the file or its directory is not writable), None when it is not
     read_only = None
 
-    def __init__(self, path, timeout=30, create=True):
+    def __init__(self, path, timeout=30, create=True, migrate=True):
         self.path = path
         self.timeout = timeout
         directory = os.path.dirname(os.path.abspath(path))
@@ -91,7 +94,7 @@ class SqliteStore(SqlStore):
                 self._conn.close()
             raise self._translate(e)
         try:
-            self._migrate(schema('sqlite'), MIGRATIONS, meta('sqlite'))
+            self._migrate(schema('sqlite'), MIGRATIONS, meta('sqlite'), migrate=migrate)
         except sqlite3.Error as e:
             self._conn.close()
             raise self._translate(e)
@@ -99,6 +102,7 @@ class SqliteStore(SqlStore):
             self._conn.close()      # a refused store keeps no -wal/-shm files behind
             raise
         self.absent = not create
+        self.created = self.created and create      # (the tables of an absent store are made in memory)
 
     @staticmethod
     def _copy(path, timeout):
@@ -121,6 +125,17 @@ class SqliteStore(SqlStore):
         finally:
             source.close()
         return copy
+
+    def _read_behind(self):
+        """A store of an older version opened by a read or check mode: copied into memory, as a read-only one is,
+        and migrated there; the file is left as it is."""
+        if not self.read_only:      # (copied through the connection it has: it was opened read-write)
+            source, self._conn = self._conn, sqlite3.connect(':memory:', isolation_level=None)
+            try:
+                source.backup(self._conn)
+            finally:
+                source.close()
+        self._migrate_now()
 
     def _finish(self, keep):
         if keep and self.read_only and not self._migrating and self._wrote():

@@ -91,7 +91,7 @@ def service_for(params, base_dir=None, create=True, must_exist=False):
         store = open_store(settings[1], token=settings[2], validate_certs=settings[3], timeout=settings[4],
                            base_dir=base_dir, create=create, must_exist=must_exist)
         service = Service(store)
-        if not store.absent:
+        if not store.absent and not store.behind:     # (one behind is read as it is now, each time)
             _SERVICES[settings] = service
             if settings[0] not in _CLOSERS:
                 # Run at the exit of this process: atexit in the controller and ansible-inventory, and the
@@ -100,41 +100,68 @@ def service_for(params, base_dir=None, create=True, must_exist=False):
     return service
 
 
-def with_service(params, base_dir, work, must_exist=False):
+def created_warning(location):
+    """What a task that made a new store says about it: a mistyped path (``ipam.sqlte``) or a playbook run from
+    another directory makes a second, empty store rather than failing, and nothing else would tell."""
+    return ('netpool.ipam created a new, empty store at %s: there was none there. If you meant an existing store, '
+            'check the store option (or NETPOOL_IPAM_STORE) and the directory the command was started from (a '
+            'relative path is relative to it); a store made by mistake can be removed.' % location)
+
+
+def with_service(params, base_dir, work, must_exist=False, created=None):
     """``work(service)`` over the store that ``params`` name.
 
     A local store file that does not exist yet (or the tables of a PostgreSQL database that has none) is
     created only if ``work`` commits a change: it first runs on the store opened not to create it (empty,
     in memory); if it would commit a change (``StoreAbsent``),
     the store is created and ``work`` runs again on it. So a failure (``pool_not_found`` …), a read or check
-    mode never leaves a new store file behind. After ``store_unavailable`` the cached store is dropped: the
+    mode never leaves a new store file behind. A SQLite or PostgreSQL store of an older schema version is
+    migrated the same way, only by work that commits a change: a read, check mode or a rerun leaves it at its
+    version, so controllers still on the older collection go on using a store they share. After ``store_unavailable`` the cached store is dropped: the
     next call (or attempt) opens it again.
 
     A store that talks to a server marks the failures that are safe to retry (``_retry``): the whole of
     ``work`` is then run again, from its start in a new transaction, within the task's ``timeout``.
 
     ``must_exist=True``: a store file that does not exist is ``store_unavailable`` (``open_store``).
+
+    ``created``: a list that gets the location (``store_location``) of a store that ``work`` made (its file, or the
+    tables of a PostgreSQL database), once: the task that makes a store says so (``created_warning``).
     """
     timeout = _store_settings(params, base_dir)[4]
-    return _retry.call(lambda: _attempt(params, base_dir, work, must_exist), timeout,
-                       lambda evidence: _attempt(params, base_dir,
-                                                 lambda service: service.store.commit_landed(evidence), must_exist))
+    made = []
+    result = _retry.call(lambda: _attempt(params, base_dir, work, must_exist, made), timeout,
+                         lambda evidence: _attempt(params, base_dir,
+                                                   lambda service: service.store.commit_landed(evidence), must_exist))
+    if made and created is not None:
+        created.append(store_location(params, base_dir))
+    return result
 
 
-def _attempt(params, base_dir, work, must_exist=False):
-    """One attempt of ``with_service``."""
+def _attempt(params, base_dir, work, must_exist=False, made=None):
+    """One attempt of ``with_service``; ``made`` gets True if the store was made by it."""
     try:
         service = service_for(params, base_dir, create=False, must_exist=must_exist)
         try:
-            return work(service)
+            return _reported(work, service, made)
         except StoreAbsent:
-            return work(service_for(params, base_dir, create=True))
+            return _reported(work, service_for(params, base_dir, create=True), made)
         finally:
-            if service.store.absent:    # not kept (see service_for): its connection is closed now
+            if service.store.absent or service.store.behind:    # not kept (see service_for): closed now
                 service.store.close()
     except StoreUnavailable:
         forget(params, base_dir)
         raise
+
+
+def _reported(work, service, made):
+    """``work(service)``; then, if its store was made meanwhile (``Store.created``), True in ``made``, once."""
+    result = work(service)
+    if service.store.created:
+        service.store.created = False
+        if made is not None:
+            made.append(True)
+    return result
 
 
 def close_all():
@@ -213,9 +240,15 @@ OPERATIONS = {'pool': _pool, 'range': _range, 'reservation': _reservation, 'info
 
 
 def run(name, params, check=False, diff=False, base_dir=None):
-    """Run module ``name`` with its validated ``params``; the task result, or ``IpamError``."""
-    result = with_service(params, base_dir, lambda service: OPERATIONS[name](service, params, check))
+    """Run module ``name`` with its validated ``params``; the task result, or ``IpamError``. A task that made the
+    store has ``store_created`` true, and a warning naming it."""
+    created = []
+    result = with_service(params, base_dir, lambda service: OPERATIONS[name](service, params, check),
+                          created=created)
     result['store'] = store_location(params, base_dir)
+    if created:
+        result['store_created'] = True
+        result.setdefault('warnings', []).append(created_warning(created[0]))
     diff_data = result.pop('diff', None)
     if diff and diff_data is not None:
         result['diff'] = diff_data

@@ -83,10 +83,11 @@ class DamagedRow(StoreUnavailable):
 
 
 class StoreAbsent(StoreUnavailable):
-    """Work on a store file that does not exist (opened with ``create=False``) would commit a change.
+    """Work on a store file that does not exist (opened with ``create=False``), or on a store of an older schema
+    version opened not to migrate it (``Store.behind``), would commit a change.
 
-    Nothing was written and no file was created; ``_runner.with_service`` then creates the store and
-    runs the work again. Seen by a user only as ``store_unavailable`` if raised anywhere else.
+    Nothing was written and no file was created; ``_runner.with_service`` then creates (or migrates) the store
+    and runs the work again. Seen by a user only as ``store_unavailable`` if raised anywhere else.
     """
 
 

@@ -23,6 +23,7 @@ A relative store path is relative to the directory ``ansible-playbook`` /
 
 from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
 
 from ansible_collections.netpool.ipam.plugins.module_utils._task._options import MODULES
 from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
@@ -95,8 +96,12 @@ def plugin_call(params, call, doing, plugin, name, must_exist=False):
     of a bug); any failure raises ``LookupIpamError`` (an ``AnsibleError``) with its error code, secrets hidden.
     ``must_exist``: a store file that does not exist is ``store_unavailable``, not an empty store."""
     where = base_dir()
+    created = []
     result, failure = _runner.attempt(
-        name, params, lambda: _runner.with_service(params, where, call, must_exist=must_exist), where, doing)
+        name, params, lambda: _runner.with_service(params, where, call, must_exist=must_exist, created=created),
+        where, doing)
+    for location in created:    # (the lookup with allocate, on a store that was not there)
+        Display().warning(_runner.created_warning(location))
     if failure is None:
         return result
     error = LookupIpamError('%s: %s' % (plugin, failure['msg']), failure['error'])

@@ -160,33 +160,43 @@ def _older(schema, version):
 
 
 @pytest.mark.parametrize('version', range(1, _base.SCHEMA_VERSION))
-def test_an_older_schema_is_migrated_when_it_is_opened(schema, version):
+def test_an_older_schema_is_read_as_it_is_and_migrated_when_opened_to_change(schema, version):
     """A store of schema version 1, 2 or 3 (today's tables with the indexes and reservation key of that version)
-    is brought to today's version, with today's indexes, by the first task that opens it, and keeps working."""
+    opened as a read opens it is read as today's, and left at its version; opened as a change opens it, it is
+    brought to today's version, with today's indexes, and keeps working."""
     spec, name = schema
-    today, _older_indexes = _older(schema, version)
+    today, older = _older(schema, version)
     store, svc = _opened(spec, create=False)
-    assert _indexes_and_version(name) == (today, _base.SCHEMA_VERSION)
+    assert store.behind == version
     assert [r['owner'] for r in svc.info(pool='web')['reservations']] == ['h1']
+    assert svc.reserve('web', 'h1')['changed'] is False
+    assert svc.reserve('web', 'h2', check=True)['reservation']['address'] == '10.0.0.2'
+    store.close()
+    assert _indexes_and_version(name) == (older, version)
+    store, svc = _opened(spec)
+    assert _indexes_and_version(name) == (today, _base.SCHEMA_VERSION)
     assert svc.reserve('web', 'h1')['changed'] is False
     assert svc.reserve('web', 'h2')['reservation']['address'] == '10.0.0.2'
     store.close()
 
 
-def _relation_locks(store):
-    """The modes of the table and index locks the store's server session holds (its open transaction's)."""
+def _relation_locks(store, schema):
+    """The modes of the locks the store's server session holds (its open transaction's) on the tables and indexes
+    of ``schema`` (not on its own temporary tables, which no other session sees)."""
     with server.admin() as conn:
-        return set(r[0] for r in conn.execute("SELECT mode FROM pg_locks WHERE pid = %s AND locktype = 'relation'",
-                                              (store._conn.info.backend_pid,)))
+        return set(r[0] for r in conn.execute(
+            "SELECT l.mode FROM pg_locks l JOIN pg_class c ON c.oid = l.relation JOIN pg_namespace n ON "
+            "n.oid = c.relnamespace WHERE l.pid = %s AND l.locktype = 'relation' AND n.nspname = %s",
+            (store._conn.info.backend_pid, schema)))
 
 
-def test_a_store_one_version_behind_is_migrated_once_and_then_read_without_a_table_lock(schema, monkeypatch):
-    """A store of the version before today's: the first read (the info module, its store opened as a read opens it)
-    migrates it and keeps that; the reads after it run no migration statement, and neither a read transaction nor
-    an idempotent rerun's holds any lock on a table or index but ACCESS SHARE (no other controller waits for it)."""
+def test_a_store_one_version_behind_is_read_without_migrating_nor_a_table_lock(schema, monkeypatch):
+    """A store of the version before today's: reads (the info module, its store opened as a read opens it) run no
+    migration statement, and neither a read transaction nor an idempotent rerun's holds any lock on one of its
+    tables or indexes but ACCESS SHARE (no other controller waits for it); the first change migrates it, once."""
     spec, name = schema
     behind = _base.SCHEMA_VERSION - 1
-    today, _older_indexes = _older(schema, behind)
+    today, older = _older(schema, behind)
     steps = set(_postgresql.MIGRATIONS[behind])
     ran = []
     execute = _postgresql.PostgresqlStore._execute
@@ -197,28 +207,27 @@ def test_a_store_one_version_behind_is_migrated_once_and_then_read_without_a_tab
         return execute(self, sql, params)
     monkeypatch.setattr(_postgresql.PostgresqlStore, '_execute', counted)
 
-    def info():
+    def run(module, **given):
         try:
-            return _runner.run('info', params('info', spec, pool='web'))
+            return _runner.run(module, params(module, spec, **given))
         finally:
             _runner.close_all()
-    assert [r['owner'] for r in info()['reservations']] == ['h1']
-    assert _indexes_and_version(name) == (today, _base.SCHEMA_VERSION)
-    assert sorted(ran) == sorted(steps)
-    del ran[:]
-    assert [r['owner'] for r in info()['reservations']] == ['h1']
-    assert ran == []
+    for dummy in range(2):
+        assert [r['owner'] for r in run('info', pool='web')['reservations']] == ['h1']
+    assert ran == [] and _indexes_and_version(name) == (older, behind)
     store = open_store(spec, create=False)
     with store.transaction(write=False):
         assert [p.name for p in store.list_pools()] == ['web']
         assert [r.owner for r in store.find_reservations(namespace='default')] == ['h1']
-        assert _relation_locks(store) == set(['AccessShareLock'])
+        assert _relation_locks(store, name) == set(['AccessShareLock'])
     with store.transaction():       # a rerun: the pool's lock, the owner's reservation, nothing written
         store.lock_pool('default', 'web')
         assert store.get_reservation('default', 'web', 'h1', 'default').owner == 'h1'
-        assert _relation_locks(store) == set(['AccessShareLock'])
+        assert _relation_locks(store, name) == set(['AccessShareLock'])
     store.close()
     assert ran == []
+    assert run('reservation', pool='web', owner='h2')['changed'] is True
+    assert sorted(ran) == sorted(steps) and _indexes_and_version(name) == (today, _base.SCHEMA_VERSION)
 
 
 def _open_and_read(spec, barrier, queue):
@@ -231,9 +240,9 @@ def _open_and_read(spec, barrier, queue):
         queue.put(repr(e))
 
 
-def test_controllers_reading_an_older_schema_at_once_all_succeed_and_it_is_migrated(schema):
+def test_controllers_reading_an_older_schema_at_once_all_succeed_and_none_migrates_it(schema):
     spec, name = schema
-    today, _older_indexes = _older(schema, _base.SCHEMA_VERSION - 1)
+    _today, older = _older(schema, _base.SCHEMA_VERSION - 1)
     ctx = multiprocessing.get_context('fork')
     barrier, queue = ctx.Barrier(4), ctx.Queue()
     workers = [ctx.Process(target=_open_and_read, args=(spec, barrier, queue)) for dummy in range(4)]
@@ -243,7 +252,7 @@ def test_controllers_reading_an_older_schema_at_once_all_succeed_and_it_is_migra
     for w in workers:
         w.join(60)
     assert results == [['h1']] * 4
-    assert _indexes_and_version(name) == (today, _base.SCHEMA_VERSION)
+    assert _indexes_and_version(name) == (older, _base.SCHEMA_VERSION - 1)
 
 
 def _open_and_close(spec, queue):
