@@ -173,3 +173,36 @@ def test_the_pool_map_shows_what_the_store_holds_as_text(tmp_path):
         assert DESCRIPTION in page.select('p', 'meta')[0][2]
         assert any(e[1].get('title', '').startswith('10.0.0.1: ' + OWNER) for e in page.select('td', 'held'))
     assert len(pages) == 2 or not chromium()
+
+
+def test_the_pools_asked_for_are_all_that_is_read_and_a_16_is_drawn_in_blocks(tmp_path):
+    """``map_pools=big,small`` beside a pool not asked for: no task reads a reservation of that one. The page
+    opens with an index of the two; the /16 is drawn as 256 blocks of 256 addresses with their holders'
+    count, its 300 holders folded below; the /24's 30 holders are listed open."""
+    service = Service(open_store(str(tmp_path / 'ipam.sqlite')))
+    service.pool('big', subnets=[{'cidr': '10.1.0.0/16'}])
+    service.pool('small', subnets=[{'cidr': '10.2.0.0/24'}])
+    service.pool('other', subnets=[{'cidr': '10.3.0.0/24'}])
+    service.reserve_owners('big', ['b%03d' % i for i in range(299)])
+    service.reserve('big', 'far', address='10.1.200.7')
+    service.reserve_owners('small', ['s%02d' % i for i in range(30)])
+    service.reserve_owners('other', ['o%d' % i for i in range(5)])
+    service.store.close()
+    dest = tmp_path / 'map.html'
+    rc, tasks, output = playbook('pool_map.yml', tmp_path, '-e', 'map_pools=big,small', '-e', 'map_dest=%s' % dest)
+    assert rc == 0, output
+    read = [r['pool'] for results in tasks.values() for result in results
+            for r in result.get('reservations', [])]
+    assert sorted(set(read)) == ['big', 'small'] and len(read) == 330, sorted(set(read))
+    page = Page(dest.read_text())
+    tables = page.select('table')
+    assert tables[0][1].get('id') == 'index', tables[0]
+    assert [e[2].split()[0] for e in page.select('tr', 'index')] == ['big', 'small']
+    blocks = dict((e[1]['title'].split(':')[0], e[1]['title']) for e in page.select('td', 'b'))
+    assert len(blocks) == 256
+    assert blocks['10.1.0.0/24'] == '10.1.0.0/24: 255 of 255 held'       # the range starts at 10.1.0.1
+    assert blocks['10.1.1.0/24'] == '10.1.1.0/24: 44 of 256 held'
+    assert blocks['10.1.200.0/24'] == '10.1.200.0/24: 1 of 256 held'
+    assert blocks['10.1.255.0/24'] == '10.1.255.0/24: 0 of 255 held'
+    folded = dict((e[2].split(':')[0].split()[-1], 'open' in e[1]) for e in page.select('details'))
+    assert folded == {'big': False, 'small': True}, folded
