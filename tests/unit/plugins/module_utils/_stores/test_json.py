@@ -16,7 +16,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._json_document import merge
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document, import_document
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.suite import StoreContract, file_mode
 from ansible_collections.netpool.ipam.tests.support.reliability import snapshot
@@ -83,6 +83,12 @@ def test_a_deleted_pools_resting_addresses_are_kept_in_the_document(path):
     assert other.reserve('web', 'h2')['reservation']['address'] == '10.0.0.11'
     document = json.load(open(path))
     assert 'resting' not in document and len(document['pools']['default']['web']['released']) == 1
+    # an import that replaces the state says what rests: not what a deleted pool of the same name left
+    exported = export_document(other.store)
+    other.pool('web', state='absent', force=True)
+    exported['pools'][0]['released'] = []
+    import_document(other.store, exported, replace=True)
+    assert other.reserve('web', 'h3')['reservation']['address'] == '10.0.0.10'
 
 
 def test_unchanged_operations_do_not_rewrite_the_file(svc, path):
