@@ -52,6 +52,7 @@ def documented_source():
     assert len(found) == 1, found
     return found[0]
 
+
 PLAY = '''
 - name: Every VM of the pool, by the pool's group
   hosts: vms
