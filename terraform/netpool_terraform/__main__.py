@@ -12,7 +12,7 @@ import os
 import sys
 
 # CACHE_ENV is named here too: the environment variable the launcher and the tests set
-from netpool_terraform._planning import CACHE_ENV, cert_cache_dir  # noqa: F401 pylint: disable=unused-import
+from netpool_terraform._planning import CACHE_ENV, cache_refusal, cert_cache_dir  # noqa: F401 pylint: disable=unused-import
 
 MAGIC_COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2'
 
@@ -34,26 +34,33 @@ def serve():
     cache = Path(cert_cache_dir()) / 'ssl_cert.json'
     runner._get_cert_cache_path = lambda: cache     # pylint: disable=protected-access
 
+    runner.run_provider(make_provider(), sys.argv)
+    return 0
+
+
+def make_provider():
+    """The provider Terraform talks to: the real one, or one that says why it cannot start."""
+    refusal = cache_refusal()
+    if refusal is not None:
+        return unavailable(refusal, 'invalid_argument')
     try:
         from netpool_terraform import _servicer                    # pylint: disable=import-outside-toplevel
         from netpool_terraform.provider import NetpoolProvider     # pylint: disable=import-outside-toplevel
         _servicer.install()
-        provider = NetpoolProvider()
+        return NetpoolProvider()
     except Exception as e:  # pylint: disable=broad-except
-        provider = unavailable(e)
-    runner.run_provider(provider, sys.argv)
-    return 0
+        return unavailable('%s: %s' % (type(e).__name__, e))
 
 
-def unavailable(error):
-    """A provider that says why the real one cannot start (no collection, a library missing): Terraform shows
-    its error; a provider that exits before the handshake shows only "plugin exited"."""
+def unavailable(detail, code='store_unavailable'):
+    """A provider that says why the real one cannot start (no collection, a library missing, a cache directory
+    it will not use): Terraform shows its error; a provider that exits before the handshake shows only "plugin
+    exited"."""
     from tf import iface                        # pylint: disable=import-outside-toplevel
     from tf.schema import Schema                # pylint: disable=import-outside-toplevel
     from netpool_terraform.mirror import SOURCE  # pylint: disable=import-outside-toplevel
 
-    summary = 'The netpool provider cannot start (error store_unavailable)'
-    detail = '%s: %s' % (type(error).__name__, error)
+    summary = 'The netpool provider cannot start (error %s)' % code
 
     class Unavailable(iface.Provider):
         def get_model_prefix(self):

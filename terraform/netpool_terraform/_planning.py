@@ -38,18 +38,42 @@ CACHE_ENV = 'NETPOOL_TERRAFORM_CACHE'
 BATCH = 256
 
 
-def _private_dir(path):
-    """``path`` as a directory only this user can use (created 0700), or None if it cannot be."""
+def _refusal(path):
+    """Why ``path`` cannot be a directory only this user can use (created 0700 when missing), or None when it
+    is one."""
     try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
+        if not os.path.lexists(path):
+            os.makedirs(path, mode=0o700)
         info = os.lstat(path)
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-            return None
+        if not stat.S_ISDIR(info.st_mode):
+            return 'it is not a directory'
+        if info.st_uid != os.getuid():
+            return 'it is owned by uid %d, not by this user (uid %d)' % (info.st_uid, os.getuid())
+        if info.st_mode & 0o077:
+            return ('its mode is %04o: group or others may use it, and it holds the private key of the TLS '
+                    'certificate the provider shows Terraform; chmod 700 %s' % (stat.S_IMODE(info.st_mode), path))
         probe = tempfile.NamedTemporaryFile(dir=path)
         probe.close()
-        return path
-    except OSError:
         return None
+    except OSError as e:
+        return 'it cannot be created or written (%s)' % (e.strerror or e)
+
+
+def _private_dir(path):
+    """``path`` as a directory only this user can use (created 0700), or None if it cannot be."""
+    return path if _refusal(path) is None else None
+
+
+def cache_refusal():
+    """Why the directory ``NETPOOL_TERRAFORM_CACHE`` names will not be used, or None (unset, or usable). The
+    provider refuses to start then rather than keep its plans elsewhere: an apply in another process would look
+    for them in the directory named and fail with "inconsistent final plan"."""
+    path = os.environ.get(CACHE_ENV)
+    reason = _refusal(path) if path else None
+    if reason is None:
+        return None
+    return ('%s=%s is not used as the provider\'s cache: %s. Give a directory of this user with mode 0700, or '
+            'unset %s (the provider then uses ~/.cache/netpool-terraform).' % (CACHE_ENV, path, reason, CACHE_ENV))
 
 
 def cert_cache_dir():

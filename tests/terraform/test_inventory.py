@@ -5,10 +5,13 @@
 """The journey of issue 26 (SPEC §4.5): Terraform reserves for three VMs, ``ansible-inventory`` with the
 inventory plugin netpool.ipam.reservations lists them with their addresses, and a play reaches them by the
 pool's group (and by a group keyed on the metadata Terraform wrote). On SQLite, JSON and PostgreSQL; the store
-comes from NETPOOL_IPAM_STORE for Terraform and Ansible alike."""
+comes from NETPOOL_IPAM_STORE for Terraform and Ansible alike. The inventory source is docs/terraform.md's, as
+written there; vm3 holds a second address, in a pool of its own without a role, which must not cost it its
+role group."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -27,14 +30,28 @@ resource "netpool_reservation" "vm" {
   metadata = { role = each.value }
 }
 
+resource "netpool_pool" "storage" {
+  name    = "storage"
+  subnets = [{ cidr = "10.41.0.0/24" }]
+}
+
+resource "netpool_reservation" "storage" {
+  pool  = netpool_pool.storage.name
+  owner = "vm3"
+  key   = "eth1"
+}
+
 output "addresses" { value = { for k, r in netpool_reservation.vm : k => r.address } }
 '''
 
-SOURCE = '''plugin: netpool.ipam.reservations
-keyed_groups:
-  - key: netpool_reservations | map(attribute='metadata.role')
-    prefix: role
-'''
+
+def documented_source():
+    """The inventory source of docs/terraform.md ("What Terraform reserves is Ansible's inventory"), as written."""
+    with open(os.path.join(ROOT, 'docs', 'terraform.md')) as f:
+        found = re.findall(r'```yaml\n# vms\.netpool\.yml[^\n]*\n(.*?)```', f.read(), re.S)
+    assert len(found) == 1, found
+    return found[0]
+
 
 PLAY = '''
 - name: Every VM of the pool, by the pool's group
@@ -55,7 +72,7 @@ PLAY = '''
   tasks:
     - name: Mark them
       ansible.builtin.copy:
-        content: "{{ netpool_reservations[0].metadata.role }}"
+        content: "{{ (netpool_reservations | selectattr('pool', '==', 'vms') | first).metadata.role }}"
         dest: "{{ out }}/{{ inventory_hostname }}.role"
         mode: "0600"
 '''
@@ -85,11 +102,11 @@ def test_terraform_reserves_ansible_lists_and_reaches(tmp_path, cli_config, stor
     from_terraform = w.outputs()['addresses']
     assert sorted(from_terraform) == ['vm1', 'vm2', 'vm3']
 
-    (tmp_path / 'vms.netpool.yml').write_text(SOURCE)
+    (tmp_path / 'vms.netpool.yml').write_text(documented_source())
     listed = json.loads(ansible('ansible-inventory', ['-i', 'vms.netpool.yml', '--list'], tmp_path, store))
     hostvars = listed['_meta']['hostvars']
     assert dict((h, plain(v['ansible_host'])) for h, v in hostvars.items()) == from_terraform
-    assert sorted(listed['vms']['hosts']) == ['vm1', 'vm2', 'vm3']
+    assert sorted(listed['vms']['hosts']) == ['vm1', 'vm2', 'vm3'] and listed['storage']['hosts'] == ['vm3']
     assert sorted(listed['role_web']['hosts']) == ['vm1', 'vm2'] and listed['role_db']['hosts'] == ['vm3']
 
     out = tmp_path / 'out'

@@ -68,6 +68,32 @@ def test_certificate_cache_without_a_writable_home(tmp_path, monkeypatch):
     assert entry.cert_cache_dir() != str(tmp_path / 'mine')
 
 
+def test_a_cache_directory_it_will_not_use_is_refused_saying_why(tmp_path, monkeypatch):
+    """NETPOOL_TERRAFORM_CACHE naming a directory the provider will not use (open to others, not a directory):
+    the provider it starts fails every call with invalid_argument saying why, instead of keeping its plans
+    elsewhere for an apply that then fails with "inconsistent final plan"."""
+    from tf.utils import Diagnostics  # pylint: disable=import-outside-toplevel
+
+    shared = tmp_path / 'shared'
+    shared.mkdir(mode=0o755)
+    os.chmod(str(shared), 0o755)
+    (tmp_path / 'file').write_text('')
+    for path, words in ((shared, 'its mode is 0755: group or others may use it'),
+                        (tmp_path / 'file', 'it is not a directory')):
+        monkeypatch.setenv(entry.CACHE_ENV, str(path))
+        diags = Diagnostics()
+        provider = entry.make_provider()
+        provider.get_provider_schema(diags)
+        provider.configure_provider(diags, {})
+        assert [d.summary for d in diags.diagnostics] == ['The netpool provider cannot start (error invalid_argument)'] * 2
+        detail = diags.diagnostics[0].detail
+        assert detail.startswith('%s=%s is not used as the provider\'s cache: %s' % (entry.CACHE_ENV, path, words)), detail
+        assert 'mode 0700' in detail
+    os.chmod(str(shared), 0o700)
+    monkeypatch.setenv(entry.CACHE_ENV, str(shared))
+    assert entry.cache_refusal() is None and entry.cert_cache_dir() == str(shared)
+
+
 def test_settings_read_as_the_collection_reads_them(monkeypatch):
     monkeypatch.delenv('NETPOOL_IPAM_STORE', raising=False)
     monkeypatch.delenv('NETPOOL_IPAM_STORE_TOKEN', raising=False)

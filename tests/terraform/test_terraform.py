@@ -259,7 +259,9 @@ output "api" { value = [netpool_reservation.api.address, netpool_reservation.api
 
 def test_destroy_honours_the_reuse_delay(tmp_path, cli_config, sqlite_store):
     """A released reservation's address rests for the pool's reuse_delay, for everyone but its owner: a replaced
-    reservation takes its own address back, another owner's new reservation gets another address."""
+    reservation takes its own address back, another owner's new reservation gets another address. ``terraform
+    destroy`` then ``apply`` of the whole configuration (the pool in it): the pool comes back with what rested,
+    and every owner gets its address back."""
     w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
     pool = POOL.replace('  name    = "web"\n', '  name    = "web"\n  reuse_delay = "1h"\n')
     w.write(pool + vms(['vm1']))
@@ -267,11 +269,21 @@ def test_destroy_honours_the_reuse_delay(tmp_path, cli_config, sqlite_store):
     first = held(sqlite_store)['vm1']
     w.apply('-replace=netpool_reservation.vm["vm1"]')
     assert held(sqlite_store)['vm1'] == first
-    w.write(pool + vms(['vm2']))
+    owners = ['vm%02d' % i for i in range(2, 14)]
+    w.write(pool + vms(owners))
     w.apply()
-    assert sorted(held(sqlite_store)) == ['vm2'] and held(sqlite_store)['vm2'] != first
+    before = held(sqlite_store)
+    assert sorted(before) == owners and first not in before.values()
+
+    def cells():
+        with service(sqlite_store) as s:
+            return s.info('default', pool='web', map=True)['pools'][0]['subnets'][0]['map'][0]['map'][:14]
+    assert cells() == '-' + 'X' * 12 + '.'
+    w.destroy()
     with service(sqlite_store) as s:
-        assert s.info('default', pool='web', map=True)['pools'][0]['subnets'][0]['map'][0]['map'][:2] == '-X'
+        assert s.info('default')['pools'] == []
+    w.apply()
+    assert held(sqlite_store) == before and cells() == '-' + 'X' * 12 + '.'
 
 
 def test_errors_are_diagnostics_with_their_code(tmp_path, cli_config, sqlite_store):

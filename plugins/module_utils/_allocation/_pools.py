@@ -102,7 +102,12 @@ class PoolOperations(object):
 
         A child's addresses still resting under its reuse delay rest on in its parent until their time (SPEC
         §3.6), and so do the addresses of the reservations force releases with it, for the child's delay: its
-        prefix goes back to the parent, not its recent holders' addresses."""
+        prefix goes back to the parent, not its recent holders' addresses.
+
+        A pool without a parent leaves its resting addresses (and, under its reuse delay, those of the
+        reservations force releases with it) resting in the namespace, under its name, until their time: a pool
+        created again with that name (``terraform destroy`` then ``apply`` of a configuration that holds the
+        pool) starts with them, so its owners get their addresses back and nobody else takes them meanwhile."""
         if pool is None:
             return self.results.deleted(None, [])
         children = self._tree(pool.namespace).children(pool)
@@ -120,14 +125,16 @@ class PoolOperations(object):
         parent = self.store.get_pool(pool.namespace, pool.parent) if pool.parent is not None else None
         free, now = self.store.free_space(), self._stamp()
         resting = []
-        if parent is not None:
+        if parent is None:
+            free.end_rests(pool, now)       # the rests that are over end with the pool
+        else:
             resting = [(v, n, until) for v, n, until in free.resting(pool) if until > now]
             rest_end = pool.rest_end(self._stamp)
             if rest_end is not None:
                 resting += [(r.version, r.address, rest_end) for r in reservations]
-        for r in reservations:
-            self._release(r, None)      # the pool goes: nothing to give back to it
-        self.store.delete_pool(pool.namespace, pool.name)
+        for r in reservations:      # the pool goes: nothing to give back to it, but a rest outlives it
+            self._release(r, pool if parent is None and pool.reuse_delay else None)
+        self.store.delete_pool(pool.namespace, pool.name, keep_resting=parent is None)
         self._history('pool', 'delete', pool.namespace, pool.name, old=pool.to_data())
         if parent is not None:
             already = set((v, n) for v, n, _until in free.resting(parent))

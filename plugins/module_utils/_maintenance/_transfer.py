@@ -79,6 +79,7 @@ def import_document(store, document, replace=False, check=False):
             data.pop('free', None)      # derived: rebuilt below, never taken from the document
             released = data.pop('released', [])
             pool = Pool.from_data(data)
+            store.delete_pool(pool.namespace, pool.name)    # what a deleted pool of that name left resting
             store.save_pool(pool)
             pools.append(pool)
             for entry in released:

@@ -165,8 +165,10 @@ class Store(abc.ABC):
         """Insert or replace the pool ``(pool.namespace, pool.name)``."""
 
     @abc.abstractmethod
-    def delete_pool(self, namespace, name):
-        """Remove the pool with its free space and resting addresses (not its reservations)."""
+    def delete_pool(self, namespace, name, keep_resting=False):
+        """Remove the pool with its free space and resting addresses (not its reservations). With
+        ``keep_resting``, its resting addresses stay, under the pool's name, until their time: a pool created
+        later with that name starts with them (its ``free_space().resting``)."""
 
     # -- reservations ---------------------------------------------------
     def get_reservation(self, namespace, pool, owner, key, version=None):

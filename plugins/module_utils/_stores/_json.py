@@ -328,9 +328,9 @@ class JsonStore(SpanStore):
         state.free.setdefault(ident, [])
         state.released.setdefault(ident, {})
 
-    def delete_pool(self, namespace, name):
+    def delete_pool(self, namespace, name, keep_resting=False):
         state = self._changed()
-        for table in (state.pools, state.parsed, state.free, state.released):
+        for table in (state.pools, state.parsed, state.free) + (() if keep_resting else (state.released,)):
             table.pop((namespace, name), None)
 
     # -- reservations ---------------------------------------------------

@@ -140,7 +140,9 @@ class State(object):
     The document (schema version 2 and 3) holds what was declared and reserved, grouped so that changes to two
     pools never touch one line or one insertion point (two git branches that change different pools merge
     cleanly): ``pools`` -> namespace -> pool -> {``pool``, ``released``, ``reservations`` sorted by owner and
-    key}; ``history`` -> namespace -> pool -> owner ("" for the pool's own events) -> entries, oldest first.
+    key}; ``history`` -> namespace -> pool -> owner ("" for the pool's own events) -> entries, oldest first;
+    ``resting`` (only when there are any) -> namespace -> pool -> the addresses a deleted pool left resting, which
+    a pool created later with that name starts with (a collection that does not know the key ignores it).
     Free spans are derived when the document is read (``_space._derive.derive``), never stored."""
 
     def __init__(self, document):
@@ -165,8 +167,7 @@ class State(object):
                     raise ValueError('pool %s/%s is filed under %s/%s' % (data['namespace'], data['name'],
                                                                           namespace, name))
                 self.pools[ident] = data
-                self.released[ident] = dict(
-                    (tuple(iv.parse_range(r['address'])[:2]), r['until']) for r in block.get('released', []))
+                self.released[ident] = _released(block.get('released', []))
                 for r in block.get('reservations', []):
                     check_reservation(r)
                     if (r['namespace'], r['pool']) != ident:
@@ -178,6 +179,10 @@ class State(object):
                         raise ValueError('pool %s/%s lists owner %s key %s twice (IPv%d)' % rid)
                     twice.setdefault((namespace, address.version, int(address)), []).append(rid)
                     self.put(r, address.version, int(address))
+        for namespace, pools in _items(document.get('resting', {})):
+            for name, released in _items(pools):
+                if (namespace, name) not in self.pools:
+                    self.released[(namespace, name)] = _released(released)
         self.duplicates = _duplicates(twice)
         self.overlaps = []
         for namespace, pools in _items(document.get('history', {})):
@@ -278,10 +283,14 @@ class State(object):
         for ident in self.reservations:
             by_pool.setdefault(ident[:2], []).append(ident)
 
+        resting = {}
+        for ident, addresses in self.released.items():
+            if ident not in self.pools and addresses:
+                resting.setdefault(ident[0], {})[ident[1]] = json.dumps(self._resting(ident))
+
         def pool_block(namespace, name, indent):
             ident = (namespace, name)
-            released = [{'address': iv.to_str(v, n), 'until': until}
-                        for (v, n), until in sorted(self.released.get(ident, {}).items())]
+            released = self._resting(ident)
             rows = [self._line(i, self.reservations[i]) for i in sorted(by_pool.get(ident, []))]
             parts = {'pool': json.dumps(self.pools[ident], sort_keys=True), 'released': json.dumps(released),
                      'reservations': _list(indent + 2, rows)}
@@ -298,12 +307,24 @@ class State(object):
                 return done[1]
             return _block(indent, history[namespace][name], entries)
 
-        text = _block(0, {'history': 0, 'pools': 0, 'schema_version': 0}, lambda k, indent: (
+        text = _block(0, dict({'history': 0, 'pools': 0, 'schema_version': 0}, **({'resting': 0} if resting else {})),
+                      lambda k, indent: (
             _block(indent, history, lambda ns, i: _block(i, history[ns], lambda n, j: history_block(ns, n, j)))
             if k == 'history' else
             _block(indent, pools, lambda ns, i: _block(i, pools[ns], lambda n, j: pool_block(ns, n, j)))
-            if k == 'pools' else str(_base.SCHEMA_VERSION)))
+            if k == 'pools' else
+            _block(indent, resting, lambda ns, i: _block(i, resting[ns], lambda n, _j: resting[ns][n]))
+            if k == 'resting' else str(_base.SCHEMA_VERSION)))
         return text + '\n'
+
+    def _resting(self, ident):
+        return [{'address': iv.to_str(v, n), 'until': until}
+                for (v, n), until in sorted(self.released.get(ident, {}).items())]
+
+
+def _released(entries):
+    """The resting addresses of a document's list: {(version, address): until}."""
+    return dict((tuple(iv.parse_range(r['address'])[:2]), r['until']) for r in entries)
 
 
 def _items(mapping):
@@ -370,6 +391,10 @@ def _objects(document):
             for r in block.get('reservations', []):
                 objects[('reservation', namespace, name, r['owner'], r['key'],
                          'ipv%d' % iv.parse_address(r['address']).version)] = json.dumps(r, sort_keys=True)
+    for namespace, pools in _items(document.get('resting', {})):
+        for name, released in _items(pools):
+            for r in released:
+                objects[('released', namespace, name, r['address'])] = json.dumps(r, sort_keys=True)
     for namespace, pools in _items(document.get('history', {})):
         for name, owners in _items(pools):
             for owner, entries in _items(owners):
@@ -418,7 +443,7 @@ def merge(base, ours, theirs):
             continue
         if value is not None:
             merged[ident] = value
-    pools = {}
+    pools, resting = {}, {}
     for ident, value in merged.items():
         if ident[0] == 'pool':
             pools.setdefault(ident[1], {})[ident[2]] = {'pool': json.loads(value), 'released': [],
@@ -427,6 +452,9 @@ def merge(base, ours, theirs):
         if ident[0] == 'pool':
             continue
         block = pools.get(ident[1], {}).get(ident[2])
+        if block is None and ident[0] == 'released':        # left resting by a deleted pool
+            resting.setdefault(ident[1], {}).setdefault(ident[2], []).append(json.loads(value))
+            continue
         if block is None:
             conflicts.append(ident)
             continue
@@ -441,4 +469,5 @@ def merge(base, ours, theirs):
             history.setdefault(group[0], {}).setdefault(group[1], {})[group[2]] = parsed
     if conflicts:
         return None, conflicts
-    return read({'schema_version': _base.SCHEMA_VERSION, 'pools': pools, 'history': history}).document(), []
+    return read({'schema_version': _base.SCHEMA_VERSION, 'pools': pools, 'history': history,
+                 'resting': resting}).document(), []

@@ -235,9 +235,9 @@ class SqlStore(SchemaMigration, DamagedRows, SpanStore):
         for key in [k for k in self._read_pools if k[0] == namespace]:
             del self._read_pools[key]
 
-    def delete_pool(self, namespace, name):
+    def delete_pool(self, namespace, name, keep_resting=False):
         self._changed_pools(namespace)
-        for table in ('pool', 'free_span', 'released'):
+        for table in ('pool', 'free_span') + (() if keep_resting else ('released',)):
             self._execute('DELETE FROM %s WHERE namespace = ? AND %s = ?' % (table, 'name' if table == 'pool' else 'pool'),
                           (namespace, name))
 

@@ -17,6 +17,13 @@ This is a private module: it may change at any time.
 Every one of them turns a failure into the keys of a failed result, with its
 ``error`` code, through ``_runner.attempt``, as a module file does.
 
+A store found unavailable by one item of a task's loop is not tried again by
+the items after it: they fail at once with the same message, saying so (a
+wrong PostgreSQL port would otherwise cost every pool of roles/pools the
+task's whole ``timeout``). Ansible runs a task's loop for one host in one
+worker process, forked for that task alone, so what an item found lasts for
+that loop only; the item that found it tries again when ``until`` asks it to.
+
 A relative store path is relative to the directory ``ansible-playbook`` /
 ``ansible-inventory`` was started from (the controller's working directory).
 """
@@ -44,6 +51,24 @@ for _name in MODULES:
     validator(_name)
 
 
+#: the store options of a task (``_store_of``) -> (the item of its loop that found that store unavailable, its failure)
+UNAVAILABLE = {}
+
+#: what the items after it say
+NOT_TRIED = ' (not tried again: an earlier item of this loop found the store unavailable)'
+
+
+def _store_of(args):
+    """What names and reaches a task's store: the items of a loop with these alike reach the same store."""
+    return repr([args.get(k) for k in ('store', 'store_token', 'validate_certs')])
+
+
+def _item_of(task_vars):
+    """The item of the loop the task runs for (as text), or None outside a loop."""
+    loop_var = task_vars.get('ansible_loop_var')
+    return None if loop_var is None else repr(task_vars.get(loop_var))
+
+
 class IpamAction(ActionBase):
     """One netpool.ipam module, run in-process on the controller. Subclasses set ``module``."""
 
@@ -57,7 +82,14 @@ class IpamAction(ActionBase):
             result = super(IpamAction, self).run(tmp, task_vars)
         except AnsibleActionFail as e:    # async, which a controller-side task has no use for
             return {'failed': True, 'msg': str(e), 'error': 'invalid_argument'}
-        result.update(run_task(self.module, self._task.args, bool(self._task.check_mode), bool(self._task.diff)))
+        store, item = _store_of(self._task.args), _item_of(task_vars or {})
+        if store in UNAVAILABLE and UNAVAILABLE[store][0] != item:
+            result.update(UNAVAILABLE[store][1])
+            return result
+        outcome = run_task(self.module, self._task.args, bool(self._task.check_mode), bool(self._task.diff))
+        if outcome.get('error') == 'store_unavailable' and item is not None:
+            UNAVAILABLE[store] = (item, dict(outcome, msg=outcome['msg'] + NOT_TRIED))
+        result.update(outcome)
         return result
 
 

@@ -132,3 +132,24 @@ def test_utilization_counts_a_dual_stack_pools_families_apart(tmp_path):
     assert rc == 0, output
     rows = [line.split() for line in tasks['Show the utilization table'][0]['msg'] if ' dual ' in line]
     assert [r[2:6] for r in rows] == [['IPv4', '254', '1', '253'], ['IPv6', '255', '1', '254']], rows
+
+
+def test_publish_runs_as_its_header_says(tmp_path):
+    """``ansible-playbook -i inventory playbooks/publish.yml`` with the pool in the inventory's ``ipam_pool``:
+    every node is reserved there and the server's file names it."""
+    seed(str(tmp_path / 'ipam.sqlite'), [('web', '10.0.0.0/24')], [])
+    hosts = tmp_path / 'etc_hosts'
+    hosts.write_text('127.0.0.1 localhost\n')
+    (tmp_path / 'hosts.ini').write_text(
+        '[nodes]\nweb1 ipam_mac=52:54:00:00:00:01\nweb2 ipam_mac=52:54:00:00:00:02\n[nodes:vars]\nipam_pool=web\n'
+        '[dhcp_dns]\nns1 ipam_publish=\'["hosts"]\' ipam_publish_hosts_path=%s ipam_publish_pools=\'["web"]\'\n'
+        '[all:vars]\nansible_connection=local\n' % hosts)
+    rc, tasks, output = playbook('publish.yml', tmp_path, '-i', 'hosts.ini')
+    assert rc == 0, output
+    store = open_store(str(tmp_path / 'ipam.sqlite'))
+    with store.transaction(write=False):
+        held = sorted((r.owner, r.address_str) for r in store.find_reservations('default', 'web'))
+    store.close()
+    assert held == [('web1', '10.0.0.1'), ('web2', '10.0.0.2')], held
+    text = hosts.read_text()
+    assert '10.0.0.1\tweb1\n10.0.0.2\tweb2\n' in text, text

@@ -138,3 +138,71 @@ def test_the_pool_map_in_headless_chromium(tmp_path):
     assert shot.stat().st_size > 10000
     if os.environ.get('NETPOOL_IPAM_POOL_MAP_SCREENSHOT'):      # docs/pool_map.png is made this way
         shutil.copy(str(shot), os.environ['NETPOOL_IPAM_POOL_MAP_SCREENSHOT'])
+
+
+#: what a hostile store holds: each would mark the page's body if the browser ran it
+OWNER = '<img src=x onerror="document.body.setAttribute(\'data-owner-ran\', 1)">'
+METADATA = '</td><script>document.body.setAttribute("data-metadata-ran", 1)</script>'
+DESCRIPTION = '<script>document.body.setAttribute("data-description-ran", 1)</script>'
+
+
+def test_the_pool_map_shows_what_the_store_holds_as_text(tmp_path):
+    """Owners, metadata and descriptions are shown as text: no element comes from them, in Python's parser or in
+    headless Chromium (where a script that ran would have marked the body), and the text reads as stored."""
+    service = Service(open_store(str(tmp_path / 'ipam.sqlite')))
+    service.pool('web', subnets=[{'cidr': '10.0.0.0/28'}], description=DESCRIPTION)
+    service.reserve('web', OWNER, metadata={'note': METADATA})
+    service.store.close()
+    dest = tmp_path / 'map.html'
+    rc, _tasks, output = playbook('pool_map.yml', tmp_path, '-e', 'map_dest=%s' % dest)
+    assert rc == 0, output
+    pages = [Page(dest.read_text())]
+    if chromium() or os.environ.get('NETPOOL_IPAM_TEST_CHROMIUM') == 'required':
+        assert chromium(), 'NETPOOL_IPAM_TEST_CHROMIUM=required and no chromium on PATH: run tests/utils/chromium.sh'
+        argv = [chromium(), '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+                '--disable-component-update', '--disable-sync', '--no-first-run',
+                '--user-data-dir=%s' % (tmp_path / 'profile'), '--dump-dom', dest.as_uri()]
+        pages.append(Page(subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                         timeout=120, check=True).stdout))
+    for page in pages:
+        assert not page.select('script') and not page.select('img'), page.elements
+        body = page.select('body')[0]
+        assert not [a for a in body[1] if a.endswith('-ran')], body[1]
+        holder = page.select('tr', 'holder')[0][2]
+        assert OWNER in holder and 'note=' + METADATA in holder, holder
+        assert DESCRIPTION in page.select('p', 'meta')[0][2]
+        assert any(e[1].get('title', '').startswith('10.0.0.1: ' + OWNER) for e in page.select('td', 'held'))
+    assert len(pages) == 2 or not chromium()
+
+
+def test_the_pools_asked_for_are_all_that_is_read_and_a_16_is_drawn_in_blocks(tmp_path):
+    """``map_pools=big,small`` beside a pool not asked for: no task reads a reservation of that one. The page
+    opens with an index of the two; the /16 is drawn as 256 blocks of 256 addresses with their holders'
+    count, its 300 holders folded below; the /24's 30 holders are listed open."""
+    service = Service(open_store(str(tmp_path / 'ipam.sqlite')))
+    service.pool('big', subnets=[{'cidr': '10.1.0.0/16'}])
+    service.pool('small', subnets=[{'cidr': '10.2.0.0/24'}])
+    service.pool('other', subnets=[{'cidr': '10.3.0.0/24'}])
+    service.reserve_owners('big', ['b%03d' % i for i in range(299)])
+    service.reserve('big', 'far', address='10.1.200.7')
+    service.reserve_owners('small', ['s%02d' % i for i in range(30)])
+    service.reserve_owners('other', ['o%d' % i for i in range(5)])
+    service.store.close()
+    dest = tmp_path / 'map.html'
+    rc, tasks, output = playbook('pool_map.yml', tmp_path, '-e', 'map_pools=big,small', '-e', 'map_dest=%s' % dest)
+    assert rc == 0, output
+    read = [r['pool'] for results in tasks.values() for result in results
+            for r in result.get('reservations', [])]
+    assert sorted(set(read)) == ['big', 'small'] and len(read) == 330, sorted(set(read))
+    page = Page(dest.read_text())
+    tables = page.select('table')
+    assert tables[0][1].get('id') == 'index', tables[0]
+    assert [e[2].split()[0] for e in page.select('tr', 'index')] == ['big', 'small']
+    blocks = dict((e[1]['title'].split(':')[0], e[1]['title']) for e in page.select('td', 'b'))
+    assert len(blocks) == 256
+    assert blocks['10.1.0.0/24'] == '10.1.0.0/24: 255 of 255 held'       # the range starts at 10.1.0.1
+    assert blocks['10.1.1.0/24'] == '10.1.1.0/24: 44 of 256 held'
+    assert blocks['10.1.200.0/24'] == '10.1.200.0/24: 1 of 256 held'
+    assert blocks['10.1.255.0/24'] == '10.1.255.0/24: 0 of 255 held'
+    folded = dict((e[2].split(':')[0].split()[-1], 'open' in e[1]) for e in page.select('details'))
+    assert folded == {'big': False, 'small': True}, folded

@@ -241,7 +241,7 @@ class NetboxStore(GraphqlReads, NetboxHistory, Store):
         found = self.client.get('/ipam/prefixes/', {'prefix': cidr, 'vrf_id': 'null' if vrf is None else vrf, 'limit': 2})
         return found['results'][0]['id'] if found['results'] else None
 
-    def delete_pool(self, namespace, name):
+    def delete_pool(self, namespace, name, keep_resting=False):
         old = self.get_pool(namespace, name)
         self.client.tx.pools[(namespace, name)] = None
         if old is None:
@@ -250,7 +250,7 @@ class NetboxStore(GraphqlReads, NetboxHistory, Store):
 
         def send(message):
             params = self.client.scoped(namespace, {'cf_netpool_pool': name})
-            for path in ('/ipam/ip-ranges/', '/ipam/ip-addresses/'):
+            for path in ('/ipam/ip-ranges/',) + (() if keep_resting else ('/ipam/ip-addresses/',)):
                 for obj in self.client.all(path, dict(params, tag=TAG) if path == '/ipam/ip-ranges/' else
                                            dict(params, status='deprecated')):
                     if (obj['custom_fields'] or {}).get('netpool_pool') == name:

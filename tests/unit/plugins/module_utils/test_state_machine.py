@@ -276,7 +276,8 @@ class IpamMachine(RuleBasedStateMachine):
         return set(r['vn'] for ident, r in self.res.items() if ident[0] == ns)
 
     def _waiting_in(self, ns):
-        return set(vn for (o, _n), waiting in self.waiting.items() if o == ns for vn in waiting)
+        return set(vn for (o, n), waiting in self.waiting.items() if o == ns and (o, n) in self.pools
+                   for vn in waiting)
 
     def _carved(self, ns, name, sub):
         """The addresses of ``sub`` given to the pool's child pools (a child by ranges: its ranges)."""
@@ -360,8 +361,8 @@ class IpamMachine(RuleBasedStateMachine):
             del self.res[ident]
             if pool.delay:
                 self.waiting.setdefault((ns, name), {})[cur['vn']] = self.now + pool.delay
-        for (o, _n), waiting in self.waiting.items():
-            if o == ns:
+        for (o, n), waiting in self.waiting.items():
+            if o == ns and (o, n) in self.pools:     # a deleted pool's rests wait for a pool of its name
                 waiting.pop(vn, None)
         self.res[ident] = {'vn': vn, 'expires': expires}
         return True
@@ -436,19 +437,22 @@ class IpamMachine(RuleBasedStateMachine):
 
     def _model_delete(self, ns, name):
         """A pool deleted with its children, deepest first: what rests in each (and, for its delay, what it
-        held) rests on in its parent until its time (SPEC §3.6)."""
+        held) rests on in its parent until its time (SPEC §3.6); a pool without a parent keeps it under its name,
+        for a pool created again with that name."""
         for child in self._children(ns, name):
             self._model_delete(ns, child)
         pool = self.pools.pop((ns, name))
         waiting = self.waiting.pop((ns, name), {})
         held = [i for i in self.res if i[:2] == (ns, name)]
+        moved = dict((vn, until) for vn, until in waiting.items() if until > self.now)
+        if pool.delay:
+            moved.update((self.res[i]['vn'], self.now + pool.delay) for i in held)
         if pool.parent is not None:
-            moved = dict((vn, until) for vn, until in waiting.items() if until > self.now)
-            if pool.delay:
-                moved.update((self.res[i]['vn'], self.now + pool.delay) for i in held)
             into = self.waiting.setdefault((ns, pool.parent), {})
             for vn, until in moved.items():
                 into.setdefault(vn, until)
+        elif moved:
+            self.waiting[(ns, name)] = moved
         for ident in held:
             self._note(ident, 'left', self.res[ident]['vn'])
             del self.res[ident]

@@ -14,8 +14,9 @@ from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors i
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SCHEMA_VERSION
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._json_document import merge
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document, import_document
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.suite import StoreContract, file_mode
 from ansible_collections.netpool.ipam.tests.support.reliability import snapshot
@@ -62,6 +63,32 @@ def test_document_is_readable_sorted_and_private(svc, path):
     assert 'free' not in text
     assert file_mode(path) == 0o600 and file_mode(path + '.lock') == 0o600
     assert sorted(os.listdir(os.path.dirname(path))) == ['ipam.json', 'ipam.json.lock']
+
+
+def test_a_deleted_pools_resting_addresses_are_kept_in_the_document(path):
+    """Under ``resting``, beside ``pools``, until a pool of that name takes them back; read by another process
+    (a new store on the file), and merged by the git merge driver as any resting address."""
+    svc = Service(open_store(path))
+    svc.pool('web', reuse_delay=3600, subnets=[{'cidr': '10.0.0.0/24', 'ranges': ['10.0.0.10-10.0.0.20']}])
+    svc.reserve('web', 'h1')
+    base = json.load(open(path))
+    svc.pool('web', state='absent', force=True)
+    document = json.load(open(path))
+    assert list(document['resting']['default']) == ['web'] and document['pools'] == {}
+    assert [r['address'] for r in document['resting']['default']['web']] == ['10.0.0.10']
+    text, conflicts = merge(base, document, base)
+    assert conflicts == [] and json.loads(text)['resting'] == document['resting']
+    other = Service(open_store(path))
+    other.pool('web', reuse_delay=3600, subnets=[{'cidr': '10.0.0.0/24', 'ranges': ['10.0.0.10-10.0.0.20']}])
+    assert other.reserve('web', 'h2')['reservation']['address'] == '10.0.0.11'
+    document = json.load(open(path))
+    assert 'resting' not in document and len(document['pools']['default']['web']['released']) == 1
+    # an import that replaces the state says what rests: not what a deleted pool of the same name left
+    exported = export_document(other.store)
+    other.pool('web', state='absent', force=True)
+    exported['pools'][0]['released'] = []
+    import_document(other.store, exported, replace=True)
+    assert other.reserve('web', 'h3')['reservation']['address'] == '10.0.0.10'
 
 
 def test_unchanged_operations_do_not_rewrite_the_file(svc, path):

@@ -125,3 +125,26 @@ class ReturningOwnerTests(Base):
         assert actions(svc, 'h1')[-1] == 'return'
         svc.reserve('rest', 'h3', address='10.0.0.11')      # another owner's rest: an ordinary static reservation
         assert actions(svc, 'h3') == ['reserve']
+
+    def test_a_pool_deleted_and_created_again_starts_with_its_resting_addresses(self, svc, resting, clock):
+        """``terraform destroy`` then ``apply`` of a configuration that holds the pool: the reservations go
+        (h1 released, h2 with the pool by force), then the pool; the pool comes back with the addresses still
+        resting, so the owners get theirs back and a newcomer the next free one, until the delay is over."""
+        svc.reserve('rest', 'h3')                                   # .12, released before the delay ends
+        svc.release(pool='rest', owner='h1')
+        svc.release(pool='rest', owner='h3')
+        clock.advance(1800)
+        assert svc.pool('rest', state='absent', force=True)['released'][0]['owner'] == 'h2'
+        svc.pool('other', subnets=[{'cidr': '10.9.0.0/29'}])       # another pool's delete and create meanwhile
+        svc.pool('other', state='absent')
+        svc.pool('rest', reuse_delay='1h', subnets=DUAL[:1])
+        pool = svc.info(pool='rest')['pools'][0]
+        assert (pool['size'], pool['free']) == (11, 8)             # .10, .11, .12 rest
+        assert svc.reserve('rest', 'h4')['reservation']['address'] == '10.0.0.13'
+        assert svc.reserve('rest', 'h2')['reservation']['address'] == '10.0.0.11'
+        assert svc.reserve('rest', 'h1')['reservation']['address'] == '10.0.0.10'
+        assert actions(svc, 'h1')[-1] == 'return'
+        assert svc.verify()['problems'] == []
+        clock.advance(1801)       # h3's rest (released half an hour before the delete) is over: .12 is free
+        assert svc.reserve('rest', 'h5')['reservation']['address'] == '10.0.0.12'
+        assert svc.verify()['problems'] == []
