@@ -56,8 +56,12 @@ class IpamAction(ActionBase):
             result = super(IpamAction, self).run(tmp, task_vars)
         except AnsibleActionFail as e:    # async, which a controller-side task has no use for
             return {'failed': True, 'msg': str(e), 'error': 'invalid_argument'}
-        result.update(run_task(self.module, self._task.args, bool(self._task.check_mode), bool(self._task.diff)))
+        result.update(run_task(self.module, self.task_args(), bool(self._task.check_mode), bool(self._task.diff)))
         return result
+
+    def task_args(self):
+        """The task's arguments as the module takes them (a subclass may resolve a path on the controller)."""
+        return self._task.args
 
 
 class LookupIpamError(AnsibleError):
