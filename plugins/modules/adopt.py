@@ -11,7 +11,7 @@ module: adopt
 short_description: Adopt the addresses a network already uses as static reservations
 version_added: 1.1.0
 description:
-  - Brings an existing network in: each address of the source becomes a static reservation of its owner and
+  - Brings an existing network in. Each address of the source becomes a static reservation of its owner and
     key, so that the collection never hands it out to another host.
   - The source is exactly one of O(entries) (a list, for example built from an inventory's C(ansible_host)s with
     one Jinja expression), O(csv) (a spreadsheet saved as CSV) or O(leases) (a Kea or dnsmasq lease file).
@@ -22,8 +22,8 @@ description:
   - The result lists every entry under exactly one of RV(adopted), RV(unchanged), RV(conflicts) or RV(outside),
     each with its reason in words.
   - An entry the owner and key hold already is RV(unchanged), whatever its metadata (the reservation is left as
-    it is: M(netpool.ipam.reservation) changes one). A rerun of the same source is all RV(unchanged).
-  - The whole task is one transaction of the store, whatever the number of entries, on every store: with
+    it is; M(netpool.ipam.reservation) changes one). A rerun of the same source is all RV(unchanged).
+  - The whole task is one transaction of the store, whatever the number of entries, on every store. With
     O(on_conflict=fail) a conflict fails the task with C(error=adopt_conflict) and nothing is written.
   - A malformed source (a row without an address, an address that does not parse, a lease file of the other
     format) fails with C(error=invalid_argument) naming the file and the line; nothing is written.
@@ -40,7 +40,7 @@ options:
       - The addresses to adopt, each a dict with C(address) and C(owner) (required), and C(key) (default O(key)),
         C(pool) (default O(pool)), C(mac) (kept as metadata C(mac)) and C(metadata) (a dict of strings, numbers or
         booleans).
-      - Entries are taken in list order: a later entry for an address an earlier one adopts is a conflict (or
+      - Entries are taken in list order; a later entry for an address an earlier one adopts is a conflict (or
         unchanged, for the same owner and key).
       - Mutually exclusive with O(csv) and O(leases); one of the three is required.
     type: list
@@ -48,7 +48,7 @@ options:
   csv:
     description:
       - A CSV file on the controller (a spreadsheet saved as CSV, UTF-8). Its first row is a header naming the
-        columns: C(address) and C(owner) are required, C(key), C(pool) and C(mac) optional; every other column is
+        columns. C(address) and C(owner) are required, C(key), C(pool) and C(mac) optional; every other column is
         kept as metadata of that name (an empty cell is left out). Empty rows are skipped.
       - A relative path is looked for as Ansible looks for a file a task names (the role's or the playbook's
         C(files/), then beside the playbook), else in the directory C(ansible-playbook) was started from.
@@ -58,10 +58,10 @@ options:
     description:
       - A DHCP server's lease file on the controller, of the format O(leases_format). Its leases in use are
         adopted; expired ones (against the controller's clock) and, for Kea, declined, reclaimed and released ones
-        are not, nor Kea's delegated prefixes. A Kea memfile is read as Kea reads it: the last row of an address
+        are not, nor Kea's delegated prefixes. A Kea memfile is read as Kea reads it, the last row of an address
         wins.
       - The owner of a lease is its hostname (without a trailing dot); where it has none, its MAC (a DHCPv6 lease
-        without either: the client's DUID). The MAC is kept as metadata C(mac).
+        without either, the client's DUID). The MAC is kept as metadata C(mac).
       - A relative path is looked for as for O(csv).
       - Mutually exclusive with O(entries) and O(csv); needs O(leases_format).
     type: path
