@@ -15,16 +15,20 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.netpool.ipam.plugins.action import (
-    info as info_action, pool as pool_action, range as range_action, reservation as reservation_action)
+    adopt as adopt_action, info as info_action, pool as pool_action, range as range_action,
+    reservation as reservation_action)
 from ansible_collections.netpool.ipam.plugins.doc_fragments.store import ModuleDocFragment as StoreFragment
 from ansible_collections.netpool.ipam.plugins.lookup import address
 from ansible_collections.netpool.ipam.plugins.module_utils._task._options import module_kwargs
 from ansible_collections.netpool.ipam.plugins.modules import (
-    info as info_module, pool as pool_module, range as range_module, reservation as reservation_module)
+    adopt as adopt_module, info as info_module, pool as pool_module, range as range_module,
+    reservation as reservation_module)
 from ansible_collections.netpool.ipam.tests.support.reliability import action
 
-ACTIONS = {'pool': pool_action, 'range': range_action, 'reservation': reservation_action, 'info': info_action}
-MODULES = {'pool': pool_module, 'range': range_module, 'reservation': reservation_module, 'info': info_module}
+ACTIONS = {'pool': pool_action, 'range': range_action, 'reservation': reservation_action, 'info': info_action,
+           'adopt': adopt_action}
+MODULES = {'pool': pool_module, 'range': range_module, 'reservation': reservation_module, 'info': info_module,
+           'adopt': adopt_module}
 
 
 def lookup(terms, **kwargs):

@@ -215,6 +215,12 @@ class Store(abc.ABC):
         the last guard under the service's own check.
         """
 
+    def adopt_reservation(self, reservation):
+        """``save_reservation`` of a reservation adopted from the network as it is (``netpool.ipam.adopt``). A store
+        that keeps addresses of its own outside this collection (NetBox: an IP address made by hand or by another
+        tool) claims the one it keeps at that address rather than refusing it; here, ``save_reservation``."""
+        self.save_reservation(reservation)
+
     @abc.abstractmethod
     def delete_reservation(self, reservation):
         """Remove the reservation."""

@@ -103,6 +103,20 @@ MODULES = {
                      ('state', 'absent', ('owner', 'owners', 'keep_owners'), True)],
         required_by={'keep_owners': 'pool'},
     ),
+    'adopt': dict(
+        argument_spec=dict(
+            entries=dict(type='list', elements='raw'),
+            csv=dict(type='path'),
+            leases=dict(type='path'),
+            leases_format=dict(type='str', choices=['kea', 'dnsmasq']),
+            pool=dict(type='str'),
+            key=dict(type='str', no_log=False),
+            on_conflict=dict(type='str', default='fail', choices=['fail', 'skip']),
+        ),
+        mutually_exclusive=[('entries', 'csv', 'leases')],
+        required_one_of=[('entries', 'csv', 'leases')],
+        required_together=[('leases', 'leases_format')],
+    ),
     'info': dict(
         argument_spec=dict(
             pool=dict(type='str'),

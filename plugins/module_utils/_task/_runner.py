@@ -40,9 +40,10 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry imp
 try:
     # Imported here, at import time, so that Ansible's forked workers inherit it already imported.
     from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _adopt as _adopting
     IMPORT_ERROR = None
 except ImportError as e:  # a library missing: fail the task with a message, not at import
-    Service = None
+    Service = _adopting = None
     IMPORT_ERROR = e
 
 #: (pid, store options, base_dir) -> Service
@@ -236,15 +237,27 @@ def _repair(service, p, check):
     return result
 
 
-OPERATIONS = {'pool': _pool, 'range': _range, 'reservation': _reservation, 'info': _info, 'repair': _repair}
+def _adopt(service, p, check, base_dir=None):
+    where = dict((k, p.get(k) if p.get(k) is None or k not in ('csv', 'leases')
+                  else os.path.join(base_dir or os.getcwd(), p[k])) for k in ('entries', 'csv', 'leases'))
+    entries, source = _adopting.read_source(service, leases_format=p.get('leases_format'), key=p.get('key'),
+                                            pool=p.get('pool'), **where)
+    return _adopting.adopt(service, entries, p['namespace'], p['on_conflict'], check, source)
+
+
+OPERATIONS = {'pool': _pool, 'range': _range, 'reservation': _reservation, 'info': _info, 'repair': _repair,
+              'adopt': _adopt}
 
 
 def run(name, params, check=False, diff=False, base_dir=None):
     """Run module ``name`` with its validated ``params``; the task result, or ``IpamError``. A task that made the
     store has ``store_created`` true, and a warning naming it."""
     created = []
-    result = with_service(params, base_dir, lambda service: OPERATIONS[name](service, params, check),
-                          created=created)
+    if name == 'adopt':     # its source is a file on the controller: a relative path is relative to base_dir
+        operation = lambda service: _adopt(service, params, check, base_dir)      # noqa: E731
+    else:
+        operation = lambda service: OPERATIONS[name](service, params, check)     # noqa: E731
+    result = with_service(params, base_dir, operation, created=created)
     result['store'] = store_location(params, base_dir)
     if created:
         result['store_created'] = True
@@ -307,6 +320,10 @@ def _doing(name, p):
         return 'reserving an address in pool %r for owner %r' % (p.get('pool'), p.get('owner'))
     if name == 'repair':
         return 'repairing the store'
+    if name == 'adopt':
+        if p.get('csv') or p.get('leases'):
+            return 'adopting addresses from %s' % (p.get('csv') or '%s leases %s' % (p.get('leases_format'), p['leases']))
+        return 'adopting addresses from entries'
     return 'reading the store'
 
 

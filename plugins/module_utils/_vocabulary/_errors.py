@@ -49,6 +49,12 @@ class NotReserved(IpamError):
     code = 'not_reserved'
 
 
+class AdoptConflict(IpamError):
+    """``netpool.ipam.adopt`` with ``on_conflict: fail`` met entries it cannot adopt: the result lists them
+    (``conflicts``) and nothing was written."""
+    code = 'adopt_conflict'
+
+
 class PoolExhausted(IpamError):
     code = 'pool_exhausted'
 
@@ -165,5 +171,5 @@ def missing_library(library, needed_for, requirement=None):
 
 
 ERRORS = dict((cls.code, cls) for cls in (
-    AddressInUse, AddressOutOfPool, AddressExcluded, NotReserved, PoolExhausted, PoolNotFound, PoolOverlap,
-    PoolInUse, InvalidArgument, StoreBusy, StoreUnavailable, StoreVersion, Unsupported, InternalError))
+    AddressInUse, AddressOutOfPool, AddressExcluded, AdoptConflict, NotReserved, PoolExhausted, PoolNotFound,
+    PoolOverlap, PoolInUse, InvalidArgument, StoreBusy, StoreUnavailable, StoreVersion, Unsupported, InternalError))

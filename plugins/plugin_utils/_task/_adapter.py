@@ -86,11 +86,15 @@ class IpamAction(ActionBase):
         if store in UNAVAILABLE and UNAVAILABLE[store][0] != item:
             result.update(UNAVAILABLE[store][1])
             return result
-        outcome = run_task(self.module, self._task.args, bool(self._task.check_mode), bool(self._task.diff))
+        outcome = run_task(self.module, self.task_args(), bool(self._task.check_mode), bool(self._task.diff))
         if outcome.get('error') == 'store_unavailable' and item is not None:
             UNAVAILABLE[store] = (item, dict(outcome, msg=outcome['msg'] + NOT_TRIED))
         result.update(outcome)
         return result
+
+    def task_args(self):
+        """The task's arguments as the module takes them (a subclass may resolve a path on the controller)."""
+        return self._task.args
 
 
 class LookupIpamError(AnsibleError):

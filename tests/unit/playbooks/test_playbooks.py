@@ -9,6 +9,8 @@ own directory, its output read through the JSON callback.
   prints the figures of a /64 readable (1.8e19, not 18446744073709551614).
 - ``sweep.yml`` sweeps the pools the play names (``ipam_pool`` of the inventory's hosts, or ``sweep_pools``),
   every pool of the namespace only with ``sweep_pools=all``; with no pool named it fails saying so.
+- ``netpool.ipam.adopt_network`` adopts the inventory's ``ansible_host`` addresses and a CSV file; check mode
+  writes nothing, a rerun changes nothing.
 """
 
 import json
@@ -18,6 +20,7 @@ import subprocess
 
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 from ansible_collections.netpool.ipam.tests.support.reliability import (
     ROOT, ansible_bin, ansible_env)
 
@@ -27,9 +30,11 @@ TASK = re.compile(r'^TASK \[(.*)\] \*+$')
 
 
 def playbook(name, cwd, *args):
-    """Run ``playbooks/NAME`` from ``cwd`` (-v, results as JSON): (return code, {task name: [results, one per
-    host or loop item]}, output)."""
-    proc = subprocess.run([ansible_bin('ansible-playbook'), '-v', os.path.join(ROOT, 'playbooks', name)] + list(args),
+    """Run ``playbooks/NAME`` (a name without ``.yml``: the collection's playbook, ``netpool.ipam.NAME``, as a user
+    runs it) from ``cwd`` (-v, results as JSON): (return code, {task name: [results, one per host or loop item]},
+    output)."""
+    where = os.path.join(ROOT, 'playbooks', name) if name.endswith('.yml') else 'netpool.ipam.%s' % name
+    proc = subprocess.run([ansible_bin('ansible-playbook'), '-v', where] + list(args),
                           cwd=str(cwd), env=ansible_env(ANSIBLE_CALLBACK_RESULT_FORMAT='json'),
                           capture_output=True, text=True, timeout=300, check=False)
     tasks, task, lines = {}, None, proc.stdout.splitlines()
@@ -153,3 +158,38 @@ def test_publish_runs_as_its_header_says(tmp_path):
     assert held == [('web1', '10.0.0.1'), ('web2', '10.0.0.2')], held
     text = hosts.read_text()
     assert '10.0.0.1\tweb1\n10.0.0.2\tweb2\n' in text, text
+
+
+def test_adopt_network_adopts_the_inventory_and_a_csv_check_mode_first_then_a_rerun_changes_nothing(tmp_path):
+    spec = str(tmp_path / 'ipam.sqlite')
+    service = Service(open_store(spec))
+    service.pool('web', subnets=[{'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1'}])
+    service.store.close()
+    (tmp_path / 'inventory').write_text(u'web1 ansible_host=10.0.0.21\nweb2 ansible_host=10.0.0.22\n'
+                                        u'router ansible_host=10.0.0.1\nlocal\n')
+    (tmp_path / 'hosts.csv').write_text(u'address,owner,rack\n10.0.0.30,nas,r2\n10.0.0.21,web1,\n')
+    args = ('-i', 'inventory', '-e', 'adopt_csv=hosts.csv', '-e', 'adopt_on_conflict=skip')
+    store = open_store(spec)
+    before = export_document(store)
+    rc, tasks, output = playbook('adopt_network', tmp_path, '--check', *args)
+    assert rc == 0, output
+    assert export_document(store) == before
+    inventory = tasks["Adopt the inventory's ansible_host addresses"][0]
+    assert [(e['owner'], e['address']) for e in inventory['adopted']] == [('web1', '10.0.0.21'), ('web2', '10.0.0.22')]
+    rc, tasks, output = playbook('adopt_network', tmp_path, *args)
+    assert rc == 0, output
+    inventory, csv = tasks["Adopt the inventory's ansible_host addresses"][0], tasks['Adopt the rows of a CSV file'][0]
+    assert inventory['changed'] and [e['owner'] for e in inventory['adopted']] == ['web1', 'web2']
+    assert [(e['owner'], e['reason']) for e in inventory['conflicts']] == [
+        ('router', '10.0.0.1 is the gateway of 10.0.0.0/24')]
+    assert [e['owner'] for e in csv['adopted']] == ['nas'] and [e['owner'] for e in csv['unchanged']] == ['web1']
+    assert tasks['Show what was adopted and what was not'][0]['msg'] == [
+        'adopted: 3, unchanged: 1, conflicts: 1, outside every pool: 0',
+        'conflict: entries[2]: 10.0.0.1 is the gateway of 10.0.0.0/24']
+    assert [(r['owner'], r['address'], r['static'], r['metadata']) for r in Service(store).info()['reservations']] == [
+        ('web1', '10.0.0.21', True, {}), ('web2', '10.0.0.22', True, {}), ('nas', '10.0.0.30', True, {'rack': 'r2'})]
+    rc, tasks, output = playbook('adopt_network', tmp_path, *args)
+    assert rc == 0, output
+    for task in ("Adopt the inventory's ansible_host addresses", 'Adopt the rows of a CSV file'):
+        assert tasks[task][0]['changed'] is False and not tasks[task][0]['adopted'], tasks[task]
+    store.close()

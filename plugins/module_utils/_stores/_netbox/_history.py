@@ -103,8 +103,8 @@ class NetboxHistory(object):
             entry['new'] = after[-1].to_data() if after else None
             if action == 'reassign':
                 entry['new'] = {'owner': words[7], 'key': words[8], 'pool': words[9]}
-            elif words[7] is not None and entry['new'] is not None:
-                entry['new']['align_with'] = words[7]       # an aligned write (changelog_message)
+            elif words[7] is not None and entry['new'] is not None:     # an aligned write, or an adoption's source
+                entry['new']['source' if action == 'adopt' else 'align_with'] = words[7]    # (changelog_message)
             if entry['address'] == '-':
                 entry['address'] = (after or before)[-1].address_str if after or before else None
         else:

@@ -188,6 +188,17 @@ def claim_body(r, message):
             'changelog_message': message}
 
 
+def unclaimed_body(obj, message):
+    """What puts an IP address this collection claimed (``NetboxStore.adopt_reservation``) back as it was before:
+    its status, tags, DNS name and description, and no claim."""
+    return {'status': (obj.get('status') or {}).get('value') or 'active',
+            'tags': [{'slug': t['slug']} for t in obj.get('tags') or []], 'dns_name': obj.get('dns_name') or '',
+            'description': obj.get('description') or '', 'address': obj['address'],
+            'custom_fields': dict((name, None) for name in ('netpool_claim', 'netpool_pool', 'netpool_owner',
+                                                            'netpool_expires', 'netpool')),
+            'changelog_message': message}
+
+
 def changelog_message(entry):
     """The changelog message of the writes made for a history entry: ``netpool:``, a token of its own, then
     what it names (each word percent-encoded). NetBox keeps 200 characters: the words cut off are read back
@@ -198,10 +209,12 @@ def changelog_message(entry):
         if entry['action'] == 'reassign':
             words += [(entry.get('new') or {}).get(k) or '-' for k in ('owner', 'key', 'pool')]
     text = 'netpool: %s %s' % (binascii.hexlify(os.urandom(6)).decode(), ' '.join(quote(w, safe='') for w in words))
-    aligned = (entry.get('new') or {}).get('align_with') if entry['action'] != 'reassign' else None
-    if aligned and entry.get('owner') is not None and len(text) + 1 + len(quote(aligned, safe='')) <= 200:
-        # the pool an aligned write follows (_align): a word read back whole, or not written at all
-        text += ' ' + quote(aligned, safe='')
+    # the pool an aligned write follows (_align), or where an adopted address was read (_adopt): a word read back
+    # whole, or not written at all
+    extra = (entry.get('new') or {}).get('source' if entry['action'] == 'adopt' else 'align_with') \
+        if entry['action'] != 'reassign' else None
+    if extra and entry.get('owner') is not None and len(text) + 1 + len(quote(extra, safe='')) <= 200:
+        text += ' ' + quote(extra, safe='')
     return text[:200]
 
 

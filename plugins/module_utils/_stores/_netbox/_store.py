@@ -52,7 +52,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox impor
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._client import (
     Client, Refused, Transaction, holding)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapping import (
-    PAGE, TAG, address_cidr, claim, claim_body, claims_of, expiring, ours, pools_of, prefix_body, reservation_of)
+    PAGE, TAG, address_cidr, claim, claim_body, claims_of, expiring, ours, pools_of, prefix_body, reservation_of,
+    unclaimed_body)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._graphql import GraphqlReads
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._history import NetboxHistory
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._secrets import redact
@@ -384,6 +385,14 @@ class NetboxStore(GraphqlReads, NetboxHistory, Store):
         return total
 
     def save_reservation(self, reservation):
+        self._save(reservation)
+
+    def adopt_reservation(self, reservation):
+        """An IP address NetBox keeps at that address without this collection's claim (made by hand, by another
+        tool) is claimed: it becomes the reservation, its id kept; otherwise as ``save_reservation``."""
+        self._save(reservation, claim=True)
+
+    def _save(self, reservation, claim=False):
         r = reservation.copy()
         old = self.get_reservation(*r.ident)
         if old is not None and old.to_data() == r.to_data() and getattr(old, 'sent', False):
@@ -403,7 +412,13 @@ class NetboxStore(GraphqlReads, NetboxHistory, Store):
 
         def send(message):
             body = self._address_body(r, pool, message)
-            if netbox_id is None:
+            unclaimed = self._unclaimed(r) if claim and netbox_id is None else None
+            if unclaimed is not None:
+                self.client.request('PATCH', '/ipam/ip-addresses/%d/' % unclaimed['id'], body=body)
+                self.client.undoable(message, lambda undo: self.client.request(
+                    'PATCH', '/ipam/ip-addresses/%d/' % unclaimed['id'], body=unclaimed_body(unclaimed, undo)))
+                r.netbox_id = unclaimed['id']
+            elif netbox_id is None:
                 try:
                     made = self.client.request('POST', '/ipam/ip-addresses/', body=body).json()
                 except Refused as e:
@@ -414,6 +429,15 @@ class NetboxStore(GraphqlReads, NetboxHistory, Store):
                 self.client.undoable(message, lambda undo: self.client.request(
                     'PATCH', '/ipam/ip-addresses/%d/' % netbox_id, body=self._address_body(old, pool, undo)))
         self.client.later(send)
+
+    def _unclaimed(self, r):
+        """The IP address NetBox keeps at ``r``'s address in its namespace without this collection's claim or
+        pool (made by hand, or by another tool), or None."""
+        params = self.client.scoped(r.namespace, {'address': iv.to_str(r.version, r.address)})
+        found = [o for o in (self.client.all('/ipam/ip-addresses/', params) if params is not None else [])
+                 if not (o.get('custom_fields') or {}).get('netpool_claim')
+                 and not (o.get('custom_fields') or {}).get('netpool_pool')]
+        return found[0] if found else None
 
     def _conflict(self, r, refused):
         if 'duplicate' in refused.text.lower() or 'unique' in refused.text.lower():

@@ -327,7 +327,8 @@ def test_slash_128_and_slash_32_edges(seeded):
 
 
 def test_the_table_is_big_and_covers_every_input_code():
-    codes = set(p.values[3] for p in SERVICE_CASES)
+    # netpool.ipam.adopt is no method of the service: its cases are tasks (TASK_CASES)
+    codes = set(p.values[3] for p in SERVICE_CASES) | set(p.values[2] for p in TASK_CASES if p.values[0] == 'adopt')
     assert len(SERVICE_CASES) >= 50
     assert codes >= set(ERRORS) - set(
         ['store_busy', 'store_unavailable', 'store_version', 'unsupported', 'internal_error'])
@@ -402,6 +403,22 @@ TASK_CASES = [
     task('info-bad-address', 'info', {'address': 'bad'}, 'invalid_argument', "'bad'"),
     task('info-unknown-pool', 'info', {'pool': 'nope'}, 'pool_not_found', "'nope'"),
     task('info-map-not-bool', 'info', {'map': 'sometimes'}, 'invalid_argument', 'map'),
+    task('adopt-conflict', 'adopt', {'entries': [{'address': '10.0.0.30', 'owner': 'a'},
+                                                 {'address': '10.0.0.1', 'owner': 'gw'}]},
+         'adopt_conflict', 'entries[1]', 'gateway of 10.0.0.0/24', 'Nothing was written'),
+    task('adopt-no-source', 'adopt', {}, 'invalid_argument', 'entries', 'csv', 'leases'),
+    task('adopt-two-sources', 'adopt', {'entries': [], 'csv': '/nonexistent/hosts.csv'}, 'invalid_argument',
+         'mutually exclusive'),
+    task('adopt-leases-without-format', 'adopt', {'leases': '/nonexistent/kea-leases4.csv'}, 'invalid_argument',
+         'leases_format'),
+    task('adopt-missing-file', 'adopt', {'csv': '/nonexistent/hosts.csv'}, 'invalid_argument',
+         'Cannot read /nonexistent/hosts.csv'),
+    task('adopt-bad-address', 'adopt', {'entries': [{'address': '10.0.0.300', 'owner': 'a'}]}, 'invalid_argument',
+         'entries[0]', '10.0.0.300'),
+    task('adopt-unknown-pool', 'adopt', {'entries': [{'address': '10.0.0.30', 'owner': 'a'}], 'pool': 'nope'},
+         'pool_not_found', "'nope'", 'entries[0]'),
+    task('adopt-on-conflict-choice', 'adopt', {'entries': [], 'on_conflict': 'ignore'}, 'invalid_argument',
+         'on_conflict'),
     # a list or dict for a string option (or an element of a list of strings) is refused, not turned into its repr
     task('reservation-owner-list', 'reservation', {'pool': 'web', 'owner': ['a', 'b']}, 'invalid_argument',
          "'owner'", 'string', 'list'),

@@ -379,3 +379,26 @@ def test_a_child_as_wide_as_its_parent(svc, spec):
     assert svc.verify(namespace='lab')['problems'] == []
     svc.pool('b', namespace='lab', state='absent', force=True)
     assert svc.info(namespace='lab')['pools'] == [] and api('/ipam/prefixes/', vrf_id=lab)['count'] == 0
+
+
+def test_adopting_an_address_netbox_keeps_without_a_claim_claims_that_ip_address(svc):
+    """An IP address made in NetBox by hand (no claim of this collection) is claimed by its adoption: the same
+    object, now the reservation; a rerun is unchanged."""
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _adopt
+    from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _sources
+    svc.pool('web', subnets=[{'cidr': '10.20.0.0/24'}])
+    made = requests.post(netbox.server()['url'] + '/api/ipam/ip-addresses/', timeout=30,
+                         json={'address': '10.20.0.5/24', 'description': 'the printer'},
+                         headers={'Authorization': 'Token ' + netbox.token()})
+    made.raise_for_status()
+    entries = _sources.from_entries([{'address': '10.20.0.5', 'owner': 'printer'},
+                                     {'address': '10.20.0.6', 'owner': 'nas'}])
+    result = _adopt.adopt(svc, entries)
+    assert [e['address'] for e in result['adopted']] == ['10.20.0.5', '10.20.0.6']
+    found = api('/ipam/ip-addresses/', address='10.20.0.5')['results']
+    assert [(o['id'], o['custom_fields']['netpool_owner'], o['status']['value']) for o in found] == [
+        (made.json()['id'], 'printer', 'active')]
+    again = _adopt.adopt(Service(svc.store), entries)
+    assert again['changed'] is False and [e['owner'] for e in again['unchanged']] == ['printer', 'nas']
+    assert [(r['owner'], r['address']) for r in svc.info(pool='web')['reservations']] == [
+        ('printer', '10.20.0.5'), ('nas', '10.20.0.6')]

@@ -12,7 +12,8 @@ One module per rule, each a mixin on ``_base.Base``: ``pools`` (and the map and
 counts), ``ranges``, ``reserve``, ``release``, ``leases`` (and the reuse delay),
 ``tree`` (parent and children), ``tree_ranges`` (children by ranges), ``batches`` (``owners``), ``changes`` (check mode,
 history), ``verify``, ``inventory``, ``concurrency``, ``dual`` (``family: dual``), ``owners`` (the returning owner),
-``align`` (``align_with``), ``planned`` (addresses planned ahead, read then reserved exactly). A new rule goes in the
+``align`` (``align_with``), ``planned`` (addresses planned ahead, read then reserved exactly), ``adopt`` (the
+addresses a network already uses, adopted as statics). A new rule goes in the
 module of its kind, or a new module added to ``StoreContract`` below.
 
 A store that cannot hold something of the SPEC says ``unsupported`` for it (SPEC §5)
@@ -29,6 +30,7 @@ import os
 
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract._base import needs
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.adopt import AdoptTests
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.align import AlignTests
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.batches import OwnersTests
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.changes import (
@@ -60,7 +62,7 @@ __all__ = ['Clock', 'StoreContract', 'file_mode', 'needs']
 class StoreContract(PoolTests, RangeTests, ReserveTests, ReleaseTests, CheckModeTests, HistoryTests, LeaseTests,
                     ReuseDelayTests, SweepTests, ChildPoolTests, TreeTests, RangesChildTests, ReassignTests, OwnersTests,
                     MapTests, CountTests, ConcurrencyTests, VerifyTests, InventoryTests, DualTests,
-                    ReturningOwnerTests, AlignTests, PlannedTests):
+                    ReturningOwnerTests, AlignTests, PlannedTests, AdoptTests):
     """Every rule of the SPEC that a store must uphold. Inherit it; provide the ``spec`` fixture."""
 
 
