@@ -8,7 +8,7 @@ the checks of what a host configured, the table. The role itself runs in test_dr
 import pytest
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument, PoolNotFound
-from ansible_collections.netpool.ipam.plugins.plugin_utils import _drift
+from ansible_collections.netpool.ipam.plugins.plugin_utils import _drift, _reserve
 from ansible_collections.netpool.ipam.tests.support.plugins import run_module
 
 
@@ -61,7 +61,16 @@ def test_the_table_lists_the_hosts_that_drift():
     clean = dict(missing=[], unreserved=[], foreign=[])
     assert _drift.table({'a': clean, 'b': clean}) == [
         'no drift: 2 host(s) configure exactly what the store holds for them']
-    assert _drift.table({'a': clean, 'web10': dict(missing=[{'address': '10.0.0.1'}], unreserved=[],
-                                                    foreign=[{'address': '10.0.0.2', 'owner': 'b', 'key': 'k'}])}) == [
+    drifts = dict(missing=[{'address': '10.0.0.1'}], unreserved=[],
+                  foreign=[{'address': '10.0.0.2', 'owner': 'b', 'key': 'k'}])
+    assert _drift.table({'a': clean, 'web10': drifts}) == [
         'host   missing   unreserved  foreign',
         'web10  10.0.0.1  -           10.0.0.2 (b/k)']
+
+
+def test_the_fact_and_the_variables_of_the_role_are_no_misspellings_to_the_reserve_role():
+    # the reserve role warns about an ipam_* variable no role reads that looks like one: ipam_drift, the fact this
+    # role sets on every host, is close to ipam_drift_key
+    assert _reserve.misspelled(['ipam_drift', 'ipam_drift_addresses', 'ipam_drift_adopt', 'ipam_drift_key',
+                                'ipam_drift_fail']) == []
+    assert _reserve.misspelled(['ipam_drift_adop']) == [('ipam_drift_adop', 'ipam_drift_adopt')]
