@@ -96,22 +96,35 @@ def conflict_message(conflicts):
 
 
 class Book(object):
-    """What the namespace holds, read once: by address and by (pool, owner, key, family); expired leases apart
-    (not held: an adoption releases them first). Adoptions of this task are entered as they are decided."""
+    """What the namespace holds, read once: by address and by (pool, owner, key, family). Expired leases are kept
+    apart (they are held no longer: an adoption releases them first). Adoptions of this task are entered as they
+    are decided."""
 
     def __init__(self, reservations, now):
-        self.by_address, self.by_claim, self.expired = {}, {}, {}
+        self.by_address, self.by_claim = {}, {}
+        self.expired_at, self.expired_claims = {}, {}
         for r in reservations:
             if r.expired(now):
-                self.expired.setdefault((r.version, r.address), r)
-                self.expired.setdefault((r.pool, r.owner, r.key, r.version), r)
+                self.expired_at[(r.version, r.address)] = r
+                self.expired_claims[(r.pool, r.owner, r.key, r.version)] = r
             else:
                 self.enter(r)
-        self.now = now
 
     def enter(self, r):
         self.by_address[(r.version, r.address)] = r
         self.by_claim[(r.pool, r.owner, r.key, r.version)] = r
+
+    def expired(self, e, pool):
+        """The expired leases an adoption of entry ``e`` in ``pool`` releases first: the one at its address, the
+        one of its owner and key (often the same one)."""
+        found = {}
+        for r in (self.expired_at.get((e.version, e.address)),
+                  self.expired_claims.get((pool.name, e.owner, e.key, e.version))):
+            if r is not None and r.ident not in found:
+                found[r.ident] = r
+                del self.expired_at[(r.version, r.address)]         # released once, whichever entry meets it
+                del self.expired_claims[(r.pool, r.owner, r.key, r.version)]
+        return list(found.values())
 
 
 def innermost(tree, version, n):
@@ -174,9 +187,7 @@ def sort_out(e, tree, book):
 def write(service, e, pool, book, source):
     """The static reservation of an adopted entry, written (inside ``adopt``'s transaction); its result dict."""
     store, now = service.store, service._stamp()
-    for old in {id(r): r for r in (book.expired.pop((e.version, e.address), None),
-                                   book.expired.pop((pool.name, e.owner, e.key, e.version), None))
-                if r is not None}.values():
+    for old in book.expired(e, pool):
         service._release(old, store.get_pool(old.namespace, old.pool), 'expire')
     store.free_space().take(pool, e.version, e.address)
     r = Reservation(pool.namespace, pool.name, e.owner, e.key, e.version, e.address, static=True,

@@ -122,12 +122,15 @@ class AdoptTests(Base):
         svc.reserve('p', 'mine', address='10.0.0.5', ttl='60s')
         assert [n for _v, n, _u in svc.store.free_space().resting(svc.store.get_pool('default', 'p'))]
         clock.advance(120)
-        result = adopt(svc, [{'address': '10.0.0.2', 'owner': 'printer'}, {'address': '10.0.0.3', 'owner': 'nas'},
-                             {'address': '10.0.0.4', 'owner': 'mine'}])
-        assert [e['address'] for e in result['adopted']] == ['10.0.0.2', '10.0.0.3', '10.0.0.4']
+        result = adopt(svc, [{'address': '10.0.0.2', 'owner': 'printer'}, {'address': '10.0.0.6', 'owner': 'lease'},
+                             {'address': '10.0.0.3', 'owner': 'nas'}, {'address': '10.0.0.4', 'owner': 'mine'}])
+        assert [e['address'] for e in result['adopted']] == ['10.0.0.2', '10.0.0.6', '10.0.0.3', '10.0.0.4']
         held = svc.info(pool='p')['reservations']
         assert [(r['owner'], r['address']) for r in held] == [
-            ('printer', '10.0.0.2'), ('nas', '10.0.0.3'), ('mine', '10.0.0.4')]
+            ('printer', '10.0.0.2'), ('nas', '10.0.0.3'), ('mine', '10.0.0.4'), ('lease', '10.0.0.6')]
+        # the expired leases were released once each, by the first entry to meet them
+        assert sorted((e['owner'], e['address']) for e in svc.info(history=True)['history']
+                      if e['action'] == 'expire') == [('lease', '10.0.0.3'), ('mine', '10.0.0.5')]
         assert svc.verify()['problems'] == []
 
     def test_history_records_each_adoption_and_its_source(self, svc, web, tmp_path):
