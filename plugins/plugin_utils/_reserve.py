@@ -145,7 +145,7 @@ def entry_of(request_result, batch_result, host):
 
 
 # ipam_* names the collection reads or sets besides the role arguments (meta/argument_specs.yml of each role).
-OTHER_NAMES = set(FACTS) | {'ipam_namespaces', 'ipam_repair'}
+OTHER_NAMES = set(FACTS) | {'ipam_namespaces', 'ipam_repair', 'ipam_drift'}   # ipam_drift: the drift role's fact
 
 
 def _set(value):
