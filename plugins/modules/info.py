@@ -61,7 +61,10 @@ options:
         (C(reservation_outside_pool)) and its pool existing (C(reservation_pool_missing)); each pool's stored free
         space equal to what it may hand out less every address held in the namespace and every address resting
         under a reuse delay (C(free_space_mismatch)), its free spans not overlapping each other
-        (C(free_span_overlap)) nor lying outside its subnets (C(free_span_outside_pool)); child pools inside their
+        (C(free_span_overlap)) nor lying outside its subnets (C(free_span_outside_pool)); on NetBox, no IP address
+        inside the IP ranges a pool hands out that no reservation of this collection holds (C(unmanaged_address):
+        made by hand in NetBox or by another tool, not ours; adopt it with C(netpool.ipam.adopt), or delete it in
+        NetBox; it is not a C(free_space_mismatch)); child pools inside their
         parent (C(child_outside_parent); a child by ranges, its ranges) and their parent existing
         (C(parent_missing)); no overlap between pools of the namespace that are not carved one from the other
         (C(pool_overlap); a child by ranges takes its ranges, not its parent's whole subnet); every reservation
@@ -300,7 +303,8 @@ problems:
       pools, aligned reservations). An empty list when the store keeps every invariant.
     - "C(code): C(duplicate_holder), C(reservation_pool_missing), C(reservation_outside_pool),
       C(free_span_overlap), C(free_span_outside_pool), C(free_space_mismatch), C(parent_missing),
-      C(child_outside_parent), C(pool_overlap), C(alignment_mismatch), C(damaged_row) or C(damaged_free_span) (see
+      C(child_outside_parent), C(pool_overlap), C(alignment_mismatch), C(unmanaged_address), C(damaged_row) or
+      C(damaged_free_span) (see
       O(verify))."
     - C(pools) (names), C(reservations) (the stored reservations, with C(namespace), C(pool), C(owner), C(key),
       C(address), C(static), C(metadata) and times) and C(addresses) (addresses, C(first-last) spans or CIDRs) are

@@ -13,10 +13,15 @@ a substring):
 - ``refuse()`` / ``listen()``: a relay made with ``listening=False`` refuses connections (the port is bound,
   not listening, as a stopped server's) until ``listen()``;
 - ``reset(count, match)``: the connection is reset once the request is read, before it reaches the server;
-- ``answer(count, status, match)``: the relay answers ``status`` (502, 503, 504) itself, as a proxy does whose
-  server is away;
+- ``answer(count, status, match, headers)``: the relay answers ``status`` (502, 503, 504; 429 with ``headers``
+  ``{'Retry-After': '1'}``) itself, as a proxy does whose server is away or that limits the rate of requests;
 - ``lose(count, match)``: the request reaches the server, which applies it; once its answer begins, the relay
   resets the client's connection: the answer is lost.
+
+``Canned(answer)`` is a server of its own, with no NetBox behind it: it answers every request with the bytes
+``answer`` (a whole HTTP response), resets each connection once the request is read (``answer='reset'``), or
+accepts and never answers (``answer=None``: the connections stay open until the server is closed);
+``connections`` counts the connections it accepted.
 """
 
 import socket
@@ -25,7 +30,8 @@ import threading
 
 from urllib.parse import urlsplit
 
-_PAGES = {502: b'Bad Gateway', 503: b'Service Unavailable', 504: b'Gateway Timeout'}
+_PAGES = {400: b'Bad Request', 429: b'Too Many Requests', 502: b'Bad Gateway', 503: b'Service Unavailable',
+          504: b'Gateway Timeout'}
 
 
 class Relay(object):
@@ -63,8 +69,8 @@ class Relay(object):
     def reset(self, count=1, match=''):
         self._add('reset', count, match)
 
-    def answer(self, count=1, status=503, match=''):
-        self._add('answer', count, match, status)
+    def answer(self, count=1, status=503, match='', headers=None):
+        self._add('answer', count, match, (status, headers or {}))
 
     def lose(self, count=1, match=''):
         self._add('lose', count, match)
@@ -103,9 +109,7 @@ class Relay(object):
             if fault is not None and fault[0] == 'reset':
                 return _reset(client)
             if fault is not None and fault[0] == 'answer':
-                page = _PAGES.get(fault[3], b'Unavailable')
-                client.sendall(b'HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n'
-                               b'Connection: close\r\n\r\n%s' % (fault[3], page, len(page), page))
+                client.sendall(page(*fault[3]))
                 return
             server = socket.create_connection(self.target)
             with self._lock:
@@ -129,9 +133,68 @@ class Relay(object):
             client.close()
 
 
-def _read_request(sock):
-    """One request's head and body (``Content-Length``), or (None, None) if the client closed first."""
-    data = b''
+def page(status, headers=None):
+    """A whole plain-text HTTP response of ``status`` with ``headers`` (a dict), ending its connection."""
+    text = _PAGES.get(status, b'Unavailable')
+    extra = b''.join(b'%s: %s\r\n' % (k.encode(), str(v).encode()) for k, v in sorted((headers or {}).items()))
+    return (b'HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n%sConnection: close\r\n\r\n%s'
+            % (status, text, len(text), extra, text))
+
+
+class Canned(object):
+    """A loopback server that answers every request the same way (see the module's docstring)."""
+
+    def __init__(self, answer=None):
+        self.answer = answer
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(('127.0.0.1', 0))
+        self.listener.listen(64)
+        self.url = 'http://127.0.0.1:%d' % self.listener.getsockname()[1]
+        self.connections = 0
+        self._held = []
+
+    def __enter__(self):
+        threading.Thread(target=self._accept, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.listener.close()
+        for sock in self._held:
+            sock.close()
+        return False
+
+    def _accept(self):
+        while True:
+            try:
+                client, _address = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            if self.answer is None:
+                self._held.append(client)       # accepted, never answered
+                continue
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _serve(self, client):
+        try:
+            first = client.recv(65536)
+            # a TLS handshake (its first byte 0x16) is answered at once, as a plain HTTP server answers what it
+            # cannot parse; an HTTP request is read whole first
+            if not first or (first[:1] != b'\x16' and _read_request(client, first)[0] is None):
+                return
+            if self.answer == 'reset':
+                return _reset(client)
+            client.sendall(self.answer)
+        except OSError:
+            return
+        finally:
+            client.close()
+
+
+def _read_request(sock, data=b''):
+    """One request's head and body (``Content-Length``), or (None, None) if the client closed first; ``data``: what
+    was read of it already."""
     while b'\r\n\r\n' not in data:
         chunk = sock.recv(65536)
         if not chunk:

@@ -19,6 +19,10 @@ involved and a ``code`` per kind of problem:
 - ``free_space_mismatch``: the addresses a pool's stored free spans cover are not the derived ones
   (``_space._derive.expected``: allocatable, less what an ancestor withholds (``_tree``), less held in the
   namespace, less resting in any pool of it);
+- ``unmanaged_address``: an address the store holds where a pool hands out that this collection does not hold
+  (``FreeSpace.unmanaged``: an IP address made by hand in NetBox, or by another tool). It is not handed out, and
+  the free-space check leaves it aside: it is not a mismatch that a rebuild could fix, but an address to adopt or
+  delete;
 - ``parent_missing``: a child pool whose parent does not exist;
 - ``child_outside_parent``: a subnet of a child pool (a range of a child by ranges) not inside a subnet of its
   parent (the ranges of a parent by ranges);
@@ -54,6 +58,7 @@ POOL_OVERLAP = 'pool_overlap'
 DAMAGED_ROW = 'damaged_row'
 DAMAGED_FREE = 'damaged_free_span'
 ALIGNMENT_MISMATCH = 'alignment_mismatch'
+UNMANAGED = 'unmanaged_address'
 
 #: what ``repair`` fixes by rebuilding the pool's free spans (derived state: no human decision needed)
 REPAIRABLE = frozenset((FREE_OVERLAP, FREE_OUTSIDE, FREE_MISMATCH, DAMAGED_FREE))
@@ -117,6 +122,13 @@ def _repair(store, found, history):
         left = set(p['code'] for p in free_problems(store, pool))
         for p in wrong:
             p['repaired'] = p['code'] not in left
+        if before == after and not any(p['repaired'] for p in wrong):
+            for p in wrong:     # never "repair: true rebuilds" again what a rebuild leaves as it was
+                p['repairable'] = False
+                p['message'] = p['message'].split(' repair: true')[0] + (
+                    ' A rebuild of the free spans (repair: true) leaves them as they are: what differs is not in them. '
+                    'Look at what the pool derives from (its subnets, reservations, resting addresses).')
+            continue
         codes = sorted(set(p['code'] for p in wrong))
         history('pool', 'repair', ns, name, old={'free': before, 'problems': codes}, new={'free': after})
         repaired.append({'namespace': ns, 'pool': name, 'problems': codes, 'free_before': before,
@@ -290,9 +302,11 @@ def free_problems(store, pool):
     """The free-space violations of one pool: the free spans its store's free-space component keeps
     (``free_space().spans``) against the derived ones (``_space._derive.expected``)."""
     ns, name = pool.namespace, pool.name
-    stored = sorted(store.free_space().spans(pool))
-    expected = _derive.expected(store, pool)
-    found = []
+    free = store.free_space()
+    stored = sorted(free.spans(pool))
+    unmanaged = free.unmanaged(pool)
+    expected = _less(_derive.expected(store, pool), unmanaged)     # not a mismatch: not ours (``_unmanaged``)
+    found = _unmanaged(pool, unmanaged)
     overlapping, reach = [], None       # reach: (version, last, span) of the span reaching furthest so far
     for span in stored:
         v, first, last = span
@@ -332,6 +346,26 @@ def free_problems(store, pool):
             "rebuilds the pool's free spans." % (name, '; '.join(what)),
             pools=[name], addresses=_spans_text(sorted(wrongly_free + not_free))))
     return found
+
+
+def _less(spans, addresses):
+    """``(version, first, last)`` spans less the ``(version, address)`` of ``addresses``."""
+    found = []
+    for v, a, b in spans:
+        found += [(v, x, y) for x, y in iv.subtract([(a, b)], sorted((n, n) for av, n in addresses if av == v))]
+    return found
+
+
+def _unmanaged(pool, unmanaged):
+    """The ``unmanaged_address`` problems of a pool, one per address ``FreeSpace.unmanaged`` found (only NetBox,
+    which other tools share, has any)."""
+    return [problem(
+        UNMANAGED, pool.namespace,
+        "NetBox holds %s inside what pool '%s' hands out (%s), and no reservation of this collection holds it: it "
+        "is not ours (made by hand in NetBox, or by another tool). NetBox will not hand it out, and repair cannot "
+        "change that: adopt it with netpool.ipam.adopt, or delete it in NetBox."
+        % (iv.to_str(v, n), pool.name, ', '.join(s.cidr for s in pool.subnets)) + _RERUN,
+        pools=[pool.name], addresses=[iv.to_str(v, n)]) for v, n in unmanaged]
 
 
 def _families(namespace, pools, tree):

@@ -63,6 +63,13 @@ class FreeSpace(abc.ABC):
         """The pool's free spans (version, first, last), sorted; with lo/hi those that overlap [lo, hi], clipped
         to it."""
 
+    def unmanaged(self, pool):
+        """(version, address) of the addresses the store holds where the pool hands out that are not this
+        collection's (no reservation, no rest of its own), sorted: made outside it, by hand or by another tool, in
+        a store other tools share (NetBox). They are not handed out, and no rebuild of free space changes them.
+        A store that only this collection writes has none."""
+        return []
+
     @abc.abstractmethod
     def resting(self, pool, due=None):
         """(version, address, until) resting in the pool, sorted; with ``due``, those with until <= due."""

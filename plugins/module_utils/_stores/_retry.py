@@ -20,7 +20,10 @@ re-reading, never by guessing: before the next attempt, ``commit_landed(evidence
 transaction is in it; the next attempt then finds what the store holds (a reservation made by the lost
 commit is found, never made twice) and ``changed`` is true if either this attempt or the lost commit
 made the change. Past the timeout the last error is raised with what was tried added to its message.
-Any other error is raised at once.
+Any other error is raised at once. ``mark`` may say what happened in the store's own words (``said``: a
+request not answered in time is not a transaction rolled back) and how long the server asked to be left alone
+(``after``: an HTTP ``Retry-After``): the next attempt waits that long if the deadline allows, else the error is
+raised at once, as waiting past the deadline could not help.
 
 ``watch(give_up)`` arms the process's one watchdog thread (``Watchdog``) for the deadline of the running
 ``call``: a store whose wait on a server could outlast it calls ``give_up`` then (from the watchdog's thread).
@@ -51,10 +54,15 @@ LONGEST_WAIT = 1.0
 _this_thread = threading.local()
 
 
-def mark(error, kind, evidence=None):
-    """``error`` (an ``IpamError``) marked as a failure ``call`` may retry; returns it."""
+def mark(error, kind, evidence=None, said=None, after=None):
+    """``error`` (an ``IpamError``) marked as a failure ``call`` may retry; returns it. ``said``: what happened, in
+    the words of the list of what was tried (by default the kind's); ``after``: the seconds the server asked to be
+    left alone before the next attempt (an HTTP ``Retry-After``), waited if the deadline allows, else given up at
+    once."""
     error.retry = kind
     error.evidence = evidence
+    error.said = said
+    error.after = after
     return error
 
 
@@ -64,9 +72,9 @@ def kind_of(error):
 
 
 def remaining():
-    """Seconds left before the deadline of the ``call`` running in this thread, or None outside one."""
+    """Seconds left before the deadline of the ``call`` running in this thread (by its clock), or None outside one."""
     deadline = getattr(_this_thread, 'deadline', None)
-    return None if deadline is None else max(0.0, deadline - time.monotonic())
+    return None if deadline is None else max(0.0, deadline - _this_thread.clock())
 
 
 class Watchdog(object):
@@ -140,31 +148,34 @@ _WATCHDOG = Watchdog()
 def watch(give_up):
     """Inside a ``call``: ``give_up()`` is called (from another thread) if the block is still running at the call's
     deadline. Outside one, nothing is armed."""
-    deadline = getattr(_this_thread, 'deadline', None)
-    if deadline is None:
+    left = remaining()
+    if left is None:
         yield
         return
-    token = _WATCHDOG.arm(deadline, give_up)
+    token = _WATCHDOG.arm(time.monotonic() + left, give_up)
     try:
         yield
     finally:
         _WATCHDOG.disarm(token)
 
 
-def call(attempt, timeout, commit_landed=None, sleep=time.sleep, rng=random.random):
-    """``attempt()`` (a task's result dict), retried as the module's docstring says within ``timeout`` seconds.
+def call(attempt, timeout, commit_landed=None, sleep=time.sleep, rng=random.random, clock=time.monotonic):
+    """``attempt()`` (a task's result dict), retried as the module's docstring says within ``timeout`` seconds of
+    ``clock`` (``remaining`` reads it too).
 
     ``commit_landed(evidence)``: whether the transaction that wrote ``evidence`` is in the store (it may raise a
     retryable error too).
     """
-    start = time.monotonic()
+    start = clock()
     deadline = start + timeout
-    tried = []          # (seconds since start, kind) of every failed attempt
+    tried = []          # (seconds since start, what happened) of every failed attempt
     lost = []           # evidence of lost commits not resolved yet
     made = False        # a lost commit of this call was found applied
     outer = getattr(_this_thread, 'deadline', None)
+    outer_clock = getattr(_this_thread, 'clock', None)
     while True:
         _this_thread.deadline = deadline if outer is None else min(deadline, outer)
+        _this_thread.clock = clock
         try:
             while lost:
                 if commit_landed is not None and commit_landed(lost[0]):
@@ -175,16 +186,17 @@ def call(attempt, timeout, commit_landed=None, sleep=time.sleep, rng=random.rand
             kind = kind_of(e)
             if kind is None or outer is not None:   # an inner call leaves the retrying to the outer one
                 raise
-            tried.append((time.monotonic() - start, kind))
+            tried.append((clock() - start, getattr(e, 'said', None) or _SAID[kind]))
             if kind == COMMIT and getattr(e, 'evidence', None) is not None:
                 lost.append(e.evidence)
             wait = min(LONGEST_WAIT, FIRST_WAIT * 2 ** (len(tried) - 1)) * (0.5 + rng())
-            if time.monotonic() + wait >= deadline:
+            wait = max(wait, getattr(e, 'after', None) or 0)      # what the server asked for, if more
+            if clock() + wait >= deadline:
                 raise _given_up(e, tried, timeout, lost)
             sleep(wait)
             continue
         finally:
-            _this_thread.deadline = outer
+            _this_thread.deadline, _this_thread.clock = outer, outer_clock
         if made and isinstance(result, dict):
             result['changed'] = True
         return result
@@ -193,9 +205,9 @@ def call(attempt, timeout, commit_landed=None, sleep=time.sleep, rng=random.rand
 def _given_up(error, tried, timeout, lost):
     """``error`` with what was tried within ``timeout`` added to its message."""
     kinds = []
-    for _at, kind in tried:
-        if _SAID[kind] not in kinds:
-            kinds.append(_SAID[kind])
+    for _at, said in tried:
+        if said not in kinds:
+            kinds.append(said)
     said = ('Tried %d time%s within the task\'s timeout of %s seconds (%s), over %.1f seconds; raise timeout to '
             'wait longer.' % (len(tried), '' if len(tried) == 1 else 's', timeout, ', '.join(kinds), tried[-1][0]))
     if lost or kind_of(error) == COMMIT:

@@ -11,15 +11,19 @@ and holds the transaction under way (``tx``): NetBox has no transactions across 
 (``undo``). The store (``_store``) and its free space (``_freespace``) use it through these public methods.
 
 NetBox going away (refused or reset connections, a request whose answer is lost, 502/503/504 from a proxy or a
-server starting or stopping) is marked for ``_retry`` here (``gone``), so that the task runs again until its
-``timeout``: a read, or a write that cannot have reached NetBox, as nothing kept; a write whose answer is lost as a
-lost commit, whose evidence (the history tokens of its changelog message, and whether writes sent before it were
-kept) the store's ``commit_landed`` resolves by reading NetBox's change log before the next attempt. Such a write is never
-sent again blindly: the next attempt reads what NetBox holds first.
+server starting or stopping, a 429 that asks the client to slow down) is marked for ``_retry`` here (``gone``),
+so that the task runs again until its ``timeout``: the one retry layer (the HTTP client retries nothing of its
+own), and each request's socket timeout is what is left of the task's ``timeout`` (``_timeout``). A read, or a
+write that cannot have reached NetBox, as nothing kept; a write whose answer is lost as a lost commit, whose
+evidence (the history tokens of its changelog message, and whether writes sent before it were kept) the store's
+``commit_landed`` resolves by reading NetBox's change log before the next attempt. Such a write is never sent
+again blindly: the next attempt reads what NetBox holds first.
 """
 
+import email.utils
 import json
 
+from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
 try:
@@ -27,6 +31,7 @@ try:
     from requests.adapters import HTTPAdapter
     from urllib3.exceptions import ConnectTimeoutError
     from urllib3.util.retry import Retry
+    from urllib3.util.timeout import Timeout
 except ImportError:  # pragma: no cover - exercised by the missing-library test
     requests = None
 
@@ -64,6 +69,7 @@ class Transaction(object):
         self.due = {}               # (namespace, time) -> IP addresses whose netpool_expires is at or before it
         self.read = {}              # namespace -> (bound, IP addresses due by then); pool -> ranges: ``expect``
         self.ranges = {}            # (namespace, pool) -> the pool's IP ranges as NetBox holds them
+        self.inside = {}            # (namespace, cidr) -> every IP address in it (a transaction that writes nothing)
         # what a retry needs to know (``_retry``) when NetBox goes away part way
         self.answered = 0           # writes NetBox answered
         self.covered = 0            # of those, the writes ``undo`` can undo
@@ -84,13 +90,10 @@ class Client(object):
         self._session.headers.update({
             'Authorization': ('Bearer %s' if token.startswith('nbt_') else 'Token %s') % token,
             'Accept': 'application/json', 'Content-Type': 'application/json'})
-        # Reads, updates and deletes are retried on 429/5xx and lost connections; a POST is not (the claim
-        # makes a repeated reservation safe, and it is resolved by reading, not by sending it twice).
-        retry = Retry(total=3, connect=3, read=2, backoff_factor=0.3, status_forcelist=(429, 502, 503, 504),
-                      allowed_methods=frozenset(('GET', 'PATCH', 'DELETE')), raise_on_status=False,
-                      respect_retry_after_header=True)
-        self._session.mount('http://', HTTPAdapter(max_retries=retry))
-        self._session.mount('https://', HTTPAdapter(max_retries=retry))
+        # No retry of the HTTP client's own: the task's (``_retry``) is the one layer, within the task's timeout
+        # as a whole; a retry inside a request would outlast it (each one a whole socket timeout, or a Retry-After)
+        self._session.mount('http://', HTTPAdapter(max_retries=Retry(total=0, read=False, redirect=False)))
+        self._session.mount('https://', HTTPAdapter(max_retries=Retry(total=0, read=False, redirect=False)))
         self.vrfs = {'default': None}     # namespace -> VRF id (None: the global table)
         self._schema_ready = False
         self.tx = None
@@ -113,34 +116,17 @@ class Client(object):
     def _send_request(self, method, path, params, body, ok):
         url = path if path.startswith('http') else self.base + path
         write = method != 'GET' and url != self.graphql
-        timeout = self.timeout
-        if _retry.remaining() is not None:      # within a task's retries: never past its deadline
-            timeout = max(0.1, min(timeout, _retry.remaining()))
-        try:
-            response = self._session.request(method, url, params=params,
-                                             data=None if body is None else json.dumps(body),
-                                             timeout=(min(timeout, 10), timeout))
-        except requests.exceptions.SSLError as e:
-            raise StoreUnavailable('Cannot verify the TLS certificate of NetBox at %s (%s). Install its CA, or set '
-                                   'validate_certs: false for a test instance.' % (self.url, _first_line(e)))
-        except requests.exceptions.ConnectTimeout:
-            raise gone(StoreBusy('NetBox at %s did not accept a connection within %s seconds. Raise timeout, or '
-                                 'check the server.' % (self.url, min(timeout, 10))), False, write, body, self.tx)
-        except requests.exceptions.Timeout:
-            raise gone(StoreBusy('NetBox at %s did not answer %s %s within %s seconds. Raise timeout, or check the '
-                                 'server.' % (self.url, method, _path(url), timeout)), True, write, body, self.tx)
-        except (requests.exceptions.ConnectionError, requests.exceptions.ChunkedEncodingError) as e:
-            raise gone(StoreUnavailable('Cannot reach NetBox at %s (%s). Check the store URL and that NetBox is '
-                                        'running.' % (self.url, _first_line(e))), not _unsent(e), write, body, self.tx)
-        except requests.exceptions.RequestException as e:
-            raise StoreUnavailable('Cannot reach NetBox at %s (%s). Check the store URL and that NetBox is running.'
-                                   % (self.url, _first_line(e)))
+        response = self._exchange(method, url, params, body, write)
         if response.status_code not in ok:
             try:
                 self._refuse(method, url, response)
+            except StoreBusy as e:      # 429: NetBox processed nothing, and says when to come back
+                raise _retry.mark(e, _retry.CONNECT, said='NetBox asked to slow down (429)',
+                                  after=_retry_after(response))
             except StoreUnavailable as e:
                 if response.status_code in AWAY:
-                    raise gone(e, True, write, body, self.tx)
+                    raise gone(e, True, write, body, self.tx, after=_retry_after(response),
+                               said='NetBox away (%d)' % response.status_code)
                 raise
         if write and self.tx is not None:
             self.tx.answered += 1
@@ -156,8 +142,53 @@ class Client(object):
             self.tx.covered += 1
         return response
 
+    def _timeout(self, method, url, write, body):
+        """The socket timeouts of one request: what is left of the task's ``timeout`` within its retries (connecting
+        and the wait for the answer together: no request outlasts the deadline), else ``timeout``. Connecting takes
+        10 seconds at most: a connection attempt lost on the way is retried sooner."""
+        left = _retry.remaining()
+        if left is None:
+            left = self.timeout
+        elif left <= 0:
+            raise gone(StoreBusy('NetBox at %s: the task\'s timeout of %s seconds ran out before %s %s could be sent. '
+                                 'Raise timeout, or check the server.' % (self.url, self.timeout, method, _path(url))),
+                       False, write, body, self.tx, said='no time left')
+        return Timeout(connect=min(left, 10), read=left, total=left)
+
+    def _exchange(self, method, url, params, body, write):
+        """One request and its answer (no retry here), NetBox's failures to answer worded for the user and marked
+        for ``_retry``."""
+        timeout = self._timeout(method, url, write, body)
+        try:
+            return self._session.request(method, url, params=params, data=None if body is None else json.dumps(body),
+                                         timeout=timeout)
+        except requests.exceptions.SSLError as e:
+            raise StoreUnavailable(_tls_failed(self.url, e))
+        except requests.exceptions.ConnectTimeout:
+            raise gone(StoreBusy('NetBox at %s did not accept a connection within %s seconds. Raise timeout, or '
+                                 'check the server.' % (self.url, _seconds(timeout.connect_timeout))),
+                       False, write, body, self.tx, said='no connection accepted in time')
+        except requests.exceptions.Timeout:
+            raise gone(StoreBusy('NetBox at %s did not answer %s %s within %s seconds (what was left of the task\'s '
+                                 'timeout of %s seconds). Raise timeout, or check the server.'
+                                 % (self.url, method, _path(url), _seconds(timeout.total), self.timeout)),
+                       True, write, body, self.tx, said='no answer in time')
+        except (requests.exceptions.ConnectionError, requests.exceptions.ChunkedEncodingError) as e:
+            unsent = _unsent(e)
+            raise gone(StoreUnavailable('Cannot reach NetBox at %s (%s). Check the store URL and that NetBox is '
+                                        'running.' % (self.url, _first_line(e))), not unsent, write, body, self.tx,
+                       said='could not connect' if unsent else 'connection lost before NetBox answered')
+        except requests.exceptions.RequestException as e:
+            raise StoreUnavailable('Cannot reach NetBox at %s (%s). Check the store URL and that NetBox is running.'
+                                   % (self.url, _first_line(e)))
+
     def _refuse(self, method, url, response):
         where = '%s %s' % (method, _path(url))
+        if response.status_code == 429:     # a rate limit (NetBox's, or a proxy's, whose page is not JSON)
+            after = _retry_after(response)
+            raise StoreBusy('NetBox at %s answered %s with 429 Too Many Requests (a rate limit, in NetBox or a proxy '
+                            'in front of it)%s.' % (self.url, where, '' if after is None else (
+                                ', asking for %s seconds before the next request (Retry-After)' % _seconds(after))))
         try:
             detail = response.json()
         except ValueError:
@@ -177,9 +208,8 @@ class Client(object):
                                        '(custom fields and tags).' % (self.url, where, text))
             raise StoreUnavailable('NetBox at %s refused the API token (%s): %s Check store_token.'
                                    % (self.url, where, text))
-        if response.status_code in (429,) or response.status_code >= 500:
-            raise StoreUnavailable('NetBox at %s failed %s with %d after retries: %s'
-                                   % (self.url, where, response.status_code, text))
+        if response.status_code >= 500:
+            raise StoreUnavailable('NetBox at %s failed %s with %d: %s' % (self.url, where, response.status_code, text))
         raise Refused(response.status_code, where, text)
 
     def get(self, path, params=None):
@@ -362,18 +392,19 @@ def holding(objects, base):
                   key=lambda o: o['id'])
 
 
-def gone(error, sent, write, body, tx):
+def gone(error, sent, write, body, tx, said=None, after=None):
     """``error`` (NetBox went away during a request) marked for ``_retry``: a write that may have reached NetBox
     (``sent``) as a commit whose answer is lost, its evidence the history tokens of its changelog message and
     whether the transaction ``tx`` had writes answered before it; anything else as nothing kept (``connect``: the
     request cannot have reached NetBox). ``NetboxStore.transaction`` looks at it again with the whole transaction
-    in view."""
+    in view. ``said`` and ``after``: as ``_retry.mark`` has them."""
     if write and sent:
         bodies = body if isinstance(body, list) else [body]
         tokens = [b['changelog_message'].split(' ')[1] for b in bodies
                   if isinstance(b, dict) and (b.get('changelog_message') or '').startswith('netpool: ')]
-        return _retry.mark(error, _retry.COMMIT, {'kept': bool(tx is not None and tx.answered), 'tokens': tokens})
-    return _retry.mark(error, _retry.TRANSACTION if sent else _retry.CONNECT)
+        return _retry.mark(error, _retry.COMMIT, {'kept': bool(tx is not None and tx.answered), 'tokens': tokens},
+                           said=said or 'answer to a write lost', after=after)
+    return _retry.mark(error, _retry.TRANSACTION if sent else _retry.CONNECT, said=said, after=after)
 
 
 def _unsent(error):
@@ -381,6 +412,41 @@ def _unsent(error):
     (refused, unreachable, timed out connecting)."""
     reason = error.args[0] if error.args else None
     return isinstance(getattr(reason, 'reason', reason), ConnectTimeoutError)
+
+
+def _retry_after(response):
+    """The seconds a ``Retry-After`` header asks for (a number, or an HTTP date), or None."""
+    value = (response.headers.get('Retry-After') or '').strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+def _tls_failed(url, error):
+    """What a failed TLS handshake with NetBox means: a certificate not verified, or a server that does not speak
+    TLS there (plain HTTP answering a ``netbox+https`` store)."""
+    cause = error.args[0] if error.args else None
+    cause = getattr(cause, 'reason', None)      # what urllib3 met, without its pool and URL around it
+    text = _first_line(cause if isinstance(cause, Exception) else error)
+    reason = text.lower()
+    if 'certificate' in reason or 'hostname' in reason:
+        return ('Cannot verify the TLS certificate of NetBox at %s (%s). Install its CA, or set validate_certs: '
+                'false for a test instance.' % (url, text))
+    plain = any(word in reason for word in ('wrong_version_number', 'wrong version number', 'record layer failure',
+                                            'packet length too long', 'http request'))
+    return ('The TLS handshake with NetBox at %s failed (%s)%s. Check the scheme: netbox+https:// for a NetBox '
+            'served over TLS, netbox+http:// for one served over plain HTTP, and the port.'
+            % (url, text, ': the server answered in plain HTTP, not TLS' if plain else ''))
+
+
+def _seconds(value):
+    return '%g' % round(value, 1)
 
 
 def _first_line(error):

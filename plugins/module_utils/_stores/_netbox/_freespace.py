@@ -32,8 +32,6 @@ class NetboxFreeSpace(FreeSpace):
         FreeSpace.__init__(self, store)
         self.client = store.client
 
-    """Free space as NetBox derives it: IP ranges less the IP addresses inside them."""
-
     def _ranges(self, pool, subnet=None):
         """The pool's IP ranges as NetBox holds them: ``(version, first, last, id, prefix length)``, sorted (read
         with the rest of a change by ``NetboxStore.reservation_transaction``, or here)."""
@@ -267,23 +265,57 @@ class NetboxFreeSpace(FreeSpace):
                 elif have[(v, a, b)][1] != length:       # its subnet was resized: the same span, another mask
                     self.client.request('PATCH', '/ipam/ip-ranges/%d/' % have[(v, a, b)][0], body=body)
 
+    def _handing_out(self, pool):
+        """The pool's IP ranges as ``_ranges`` has them, or those a rebuild in this transaction makes at its commit."""
+        rebuilt = self.client.tx.rebuilt.get((pool.namespace, pool.name)) if self.client.tx is not None else None
+        if rebuilt is not None:
+            return sorted((v, a, b, None, length) for v, a, b, length in rebuilt[1])
+        return self._ranges(pool)
+
+    def _inside(self, pool, ranges):
+        """Every IP address NetBox has in the subnets of ``pool`` that hold one of its IP ranges ``ranges`` (read
+        once per subnet in a transaction that writes nothing: ``verify`` asks ``spans`` and ``unmanaged``)."""
+        tx = self.client.tx
+        found = []
+        for subnet in pool.subnets:
+            if not any(v == subnet.version and subnet.first <= a <= subnet.last for v, a, _b, _i, _l in ranges):
+                continue
+            key = (pool.namespace, subnet.cidr)
+            if tx is None or tx.write or key not in tx.inside:
+                params = self.client.scoped(pool.namespace, {'parent': subnet.cidr})
+                objs = [] if params is None else self.client.all('/ipam/ip-addresses/', params)
+                if tx is None or tx.write:
+                    found += objs
+                    continue
+                tx.inside[key] = objs
+            found += tx.inside[key]
+        return found
+
+    def unmanaged(self, pool):
+        """The IP addresses NetBox holds inside the pool's IP ranges that are not this collection's: neither a
+        reservation (a claim) nor a rest of one of its pools. Made by hand in NetBox or by another tool: NetBox will
+        not hand them out, and no rebuild of the ranges changes that."""
+        ranges = self._handing_out(pool)
+        found = set()
+        for obj in self._inside(pool, ranges):
+            cf = obj['custom_fields'] or {}
+            status = (obj.get('status') or {}).get('value')
+            if cf.get('netpool_claim') or (status == 'deprecated' and cf.get('netpool_pool')):
+                continue
+            v, n = address_of(obj['address'])
+            if any(rv == v and a <= n <= b for rv, a, b, _i, _l in ranges):
+                found.add((v, n))
+        return sorted(found)
+
     def spans(self, pool, version=None, lo=None, hi=None):
         """What NetBox itself would hand out: the pool's IP ranges as NetBox holds them, less every IP address
         NetBox has inside them (reservations, rests, and any made by hand). Not derived from the pool: ``verify``
         compares it with what the pool derives, so a hand edit of a range or an address in NetBox shows."""
-        rebuilt = self.client.tx.rebuilt.get((pool.namespace, pool.name)) if self.client.tx is not None else None
-        if rebuilt is not None:     # rebuilt in this transaction: the ranges it makes at its commit
-            ranges = sorted((v, a, b, None, length) for v, a, b, length in rebuilt[1])
-        else:
-            ranges = self._ranges(pool)
+        ranges = self._handing_out(pool)
         taken = {}
-        for subnet in pool.subnets:
-            if not any(v == subnet.version and subnet.first <= a <= subnet.last for v, a, _b, _i, _l in ranges):
-                continue
-            params = self.client.scoped(pool.namespace, {'parent': subnet.cidr})
-            for obj in [] if params is None else self.client.all('/ipam/ip-addresses/', params):
-                v, n = address_of(obj['address'])
-                taken.setdefault(v, []).append((n, n))
+        for obj in self._inside(pool, ranges):
+            v, n = address_of(obj['address'])
+            taken.setdefault(v, []).append((n, n))
         spans = []
         for v, a, b, _ident, _length in ranges:
             spans += [(v, first, last) for first, last in iv.subtract([(a, b)], sorted(taken.get(v, [])))]

@@ -103,10 +103,12 @@ class NetboxStore(GraphqlReads, NetboxHistory, Store):
                 # a write NetBox may have applied, its answer lost: nothing is undone (it cannot be, unseen); the
                 # next attempt reads what NetBox holds, after ``commit_landed`` has read whether the write was kept
                 raise
+            # what happened stays said as it was, and a Retry-After asked for stays asked for
+            happened = dict(said=getattr(e, 'said', None), after=getattr(e, 'after', None))
             if not self.client.undo(tx) and _retry.kind_of(e) is not None:
-                _retry.mark(e, _retry.COMMIT, {'kept': True, 'tokens': []})     # what was sent stays
+                _retry.mark(e, _retry.COMMIT, {'kept': True, 'tokens': []}, **happened)     # what was sent stays
             elif tx.answered and _retry.kind_of(e) is not None:
-                _retry.mark(e, _retry.TRANSACTION)      # sent, and undone
+                _retry.mark(e, _retry.TRANSACTION, **happened)      # sent, and undone
             raise
         finally:
             self.client.tx = None

@@ -317,8 +317,9 @@ def test_family_dual_is_two_ip_addresses_and_a_claim_of_1_0_keeps_working(svc):
 
 
 def test_verify_sees_hand_edits_in_netbox(svc):
-    """Issue 23 item 11: verify compares what NetBox holds (its IP ranges and IP addresses) with what the pool
-    derives; repair makes the ranges what they should be."""
+    """Verify compares what NetBox holds (its IP ranges and IP addresses) with what the pool derives; repair makes
+    the ranges what they should be, and an address made in NetBox is reported as not ours, never as a mismatch
+    repair would fix (it said it rebuilt the ranges, and verify failed the same way on every run)."""
     svc.pool('web', subnets=[{'cidr': '10.14.0.0/24', 'gateway': '10.14.0.1', 'ranges': ['10.14.0.10-10.14.0.20']}])
     svc.reserve('web', 'h1')
     assert svc.verify()['problems'] == []
@@ -334,10 +335,21 @@ def test_verify_sees_hand_edits_in_netbox(svc):
     assert svc.verify()['problems'] == []
     assert [(r['start_address'], r['end_address']) for r in api('/ipam/ip-ranges/')['results']] == [
         ('10.14.0.10/24', '10.14.0.20/24')]
-    # an address made by hand inside a range: NetBox will not hand it out, the pool thinks it free
-    requests.post(netbox.server()['url'] + '/api/ipam/ip-addresses/', json={'address': '10.14.0.15/24'},
-                  headers=headers, timeout=30).raise_for_status()
-    assert [p['code'] for p in svc.verify()['problems']] == ['free_space_mismatch']
+    # an address made through NetBox's API inside a range (and one on the gateway, outside every range): NetBox will
+    # not hand the first out, and no repair can change that. It is reported as not ours, how to adopt it; repair
+    # changes nothing and says so; once it is deleted in NetBox, verify is clean
+    made = [requests.post(netbox.server()['url'] + '/api/ipam/ip-addresses/', json={'address': address},
+                          headers=headers, timeout=30) for address in ('10.14.0.15/24', '10.14.0.1/24')]
+    for response in made:
+        response.raise_for_status()
+    for run in (svc.verify(), svc.verify(repair=True), svc.verify()):
+        assert [(p['code'], p['addresses'], p['repairable'], p['repaired']) for p in run['problems']] == [
+            ('unmanaged_address', ['10.14.0.15'], False, False)], run
+        assert 'not ours' in run['problems'][0]['message'] and 'repair: true' not in run['problems'][0]['message']
+        assert 'adopt it with netpool.ipam.adopt, or delete it in NetBox' in run['problems'][0]['message']
+        assert run.get('repaired', []) == [] and run['changed'] is False, run
+    requests.delete(made[0].json()['url'], headers=headers, timeout=30).raise_for_status()
+    assert svc.verify()['problems'] == []
 
 
 def test_a_child_as_wide_as_its_parent(svc, spec):

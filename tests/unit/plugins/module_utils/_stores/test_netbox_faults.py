@@ -12,9 +12,15 @@ ends with one reservation, one history entry, ``verify`` clean; a reservation's 
 Then a play restarted under: NetBox's gunicorn stopped and started again in the middle of a play of 30 hosts x 4
 reservations, no task fails, every address distinct, nothing left over. Skipped with the reason where NetBox
 cannot run, unless NETPOOL_IPAM_TEST_NETBOX=required (CI).
+
+The task's ``timeout`` as a whole, against loopback servers that are not NetBox (http_relay.Canned): one that
+accepts and never answers, one that resets every connection, one answering 429 with a Retry-After, a plain HTTP
+server named by ``netbox+https``. What is counted, not timed: the connections each server saw, the attempts, the
+socket timeout each request was given against what was left (a clock that moves only when slept on).
 """
 
 import json
+import re
 import subprocess
 import threading
 import time
@@ -23,15 +29,19 @@ import pytest
 import requests
 
 from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
-from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import StoreUnavailable
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _retry
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import StoreBusy, StoreUnavailable
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 from ansible_collections.netpool.ipam.tests.support import netbox_server as netbox
-from ansible_collections.netpool.ipam.tests.support.http_relay import Relay
+from ansible_collections.netpool.ipam.tests.support.http_relay import Canned, Relay, page
 from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
 
 ALLOCATION = 'POST /api/ipam/ip-ranges/'
+
+#: the API token given to a server that is not NetBox (it never reads it)
+TOKEN = '0123456789abcdef0123456789abcdef01234567'
 
 
 @pytest.fixture
@@ -46,10 +56,26 @@ def web():
     _runner._SERVICES.clear()   # pylint: disable=protected-access
 
 
-def task(url, work, timeout=60):
+@pytest.fixture
+def runner():
+    """The runner's cached stores dropped after the test."""
+    yield
+    _runner.close_all()
+    _runner._SERVICES.clear()   # pylint: disable=protected-access
+
+
+def task(url, work, timeout=60, token=None):
     """``work(service)`` on the NetBox at ``url`` as a module runs it (the runner's retries included)."""
-    return _runner.with_service({'store': 'netbox+' + url, 'store_token': netbox.token(), 'timeout': timeout},
+    return _runner.with_service({'store': 'netbox+' + url, 'store_token': token or netbox.token(), 'timeout': timeout},
                                 None, work)
+
+
+def fails_against(server, error, timeout, url=None):
+    """The error a reservation on ``server`` (no NetBox) fails with, as a module runs it."""
+    with pytest.raises(error) as failed:
+        task(url or server.url, lambda service: service.reserve('web', 'a'), timeout, TOKEN)
+    assert TOKEN not in failed.value.msg
+    return failed.value
 
 
 def reserve(url, owner, timeout=60):
@@ -95,8 +121,8 @@ def test_connections_refused_for_a_while_then_served(web):
 
 
 def test_connections_reset_then_served(web):
-    """Connections reset before NetBox gets the request (a server going down, a load balancer's) six times: more
-    than the HTTP client's own retries of a read."""
+    """Connections reset before NetBox gets the request (a server going down, a load balancer's) six times: each
+    one an attempt of the task's retry (the HTTP client retries nothing of its own)."""
     with Relay(netbox.server()['url']) as relay:
         relay.reset(6)
         result = reserve(relay.url, 'a')
@@ -141,8 +167,8 @@ def test_an_allocation_lost_before_netbox_got_it_is_made_once(web):
 
 
 def test_a_release_whose_answer_is_lost(web):
-    """A DELETE applied by NetBox whose answers are lost (sent again by the HTTP client, then by the task's
-    retry): the release is done once, ``changed``, its history entry there."""
+    """A DELETE applied by NetBox whose answer is lost (the relay would lose two more): the task's retry reads
+    NetBox's change log, the release is done once, ``changed``, its history entry there."""
     reserve(netbox.server()['url'], 'a')
     with Relay(netbox.server()['url']) as relay:
         relay.lose(3, match='DELETE ')
@@ -229,3 +255,88 @@ def test_netbox_restarted_in_the_middle_of_a_play_fails_no_task(web, tmp_path):
     assert claims == dict((a, 'default/web/%s/%s' % hk) for hk, a in got.items())     # nothing leaked
     assert history == sorted(('reserve', h, k, a) for (h, k), a in got.items())
     assert problems == []
+
+
+def test_a_server_that_accepts_and_never_answers_is_given_up_at_the_timeout(runner):
+    """The first request waits what is left of the task's timeout, then the task fails, saying so: one connection
+    (the HTTP client sends nothing again of its own: before, three, each waiting the whole timeout, and 'transaction
+    rolled back by a lost connection')."""
+    with Canned(None) as server:
+        failed = fails_against(server, StoreBusy, timeout=1)
+    assert server.connections == 1, failed.msg
+    assert failed.code == 'store_busy' and 'did not answer GET' in failed.msg, failed.msg
+    assert 'Tried 1 time within the task\'s timeout of 1 seconds (no answer in time)' in failed.msg, failed.msg
+    assert 'rolled back' not in failed.msg
+
+
+class Clock(object):
+    """A clock that moves only when slept on: what each request is given is decided, not measured."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
+def test_each_request_is_given_what_is_left_of_the_timeout(runner):
+    """Connections reset until the deadline: the store's retry is the only one (each attempt one connection), and
+    each request's socket timeout (connecting and answering together) is exactly what is left of the deadline."""
+    clock, given = Clock(), []
+    with Canned('reset') as server:
+        store = open_store('netbox+' + server.url, token=TOKEN, timeout=5)
+        send = store.client._session.request     # pylint: disable=protected-access
+
+        def sent(method, url, **kwargs):
+            given.append((kwargs['timeout'], _retry.remaining()))
+            return send(method, url, **kwargs)
+        store.client._session.request = sent     # pylint: disable=protected-access
+        try:
+            with pytest.raises(StoreUnavailable) as failed:
+                _retry.call(lambda: Service(store).reserve('web', 'a'), 5, store.commit_landed, sleep=clock.sleep,
+                            rng=lambda: 0.5, clock=clock)
+        finally:
+            store.close()
+    tried = int(re.search(r'Tried (\d+) times', failed.value.msg).group(1))
+    assert server.connections == len(given) == tried > 5, failed.value.msg
+    assert '(connection lost before NetBox answered)' in failed.value.msg
+    assert given[0][1] == 5 and [t.total for t, left in given] == [left for t, left in given]
+    assert all(t.connect_timeout <= left and 0 < left <= 5 for t, left in given), given
+
+
+def test_a_429_asking_for_longer_than_is_left_fails_at_once(runner):
+    """NetBox (or a proxy) asks for 20 seconds, 5 are left: waiting could not help, the task fails at once after
+    one request (before: the HTTP client's own retries slept 20 seconds each, 120 seconds in all)."""
+    with Canned(page(429, {'Retry-After': '20'})) as server:
+        failed = fails_against(server, StoreBusy, timeout=5)
+    assert server.connections == 1, failed.msg
+    assert '429 Too Many Requests' in failed.msg and 'asking for 20 seconds' in failed.msg, failed.msg
+    assert 'Tried 1 time' in failed.msg
+
+
+def test_netbox_https_against_a_plain_http_server_says_to_check_the_scheme(runner):
+    with Canned(page(400)) as server:
+        failed = fails_against(server, StoreUnavailable, timeout=5, url=server.url.replace('http:', 'https:'))
+    assert 'answered in plain HTTP' in failed.msg and 'Check the scheme' in failed.msg, failed.msg
+    assert 'certificate' not in failed.msg and 'Tried' not in failed.msg     # not retried: waiting changes nothing
+
+
+def test_a_429_on_the_allocation_is_retried_after_what_netbox_asks(web):
+    """NetBox processed nothing of a request it answered 429: the allocation is sent again once the seconds of its
+    Retry-After have passed (the retry's wait, counted), and the reservation is made once."""
+    waits = []
+    with Relay(netbox.server()['url']) as relay:
+        relay.answer(2, 429, match=ALLOCATION, headers={'Retry-After': '1'})
+        store = open_store('netbox+' + relay.url, token=netbox.token(), timeout=60)
+        try:
+            result = _retry.call(lambda: Service(store).reserve('web', 'a'), 60, store.commit_landed,
+                                 sleep=waits.append)
+        finally:
+            store.close()
+    assert waits == [1.0, 1.0]
+    assert len([r for r in relay.seen if r[0] == 'POST']) == 3
+    assert len([r for r in relay.forwarded if r[0] == 'POST']) == 1
+    assert_reserved_once(result, 'a', '10.40.0.1')
