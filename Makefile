@@ -25,7 +25,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/collections
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: help venv venv-min venv-2.20 smoke-2.20 link demo demo-min units units-min netbox terraform sanity integration \
-        molecule lint test build clean bench-netbox bench-terraform dhcp-dns release-check docs chromium
+        molecule lint test build clean bench-netbox bench-terraform dhcp-dns probe-tools release-check docs chromium
 
 help:
 	@echo "make venv | venv-min | venv-2.20 | smoke-2.20 | demo | demo-min | netbox | dhcp-dns | units | units-min | terraform | sanity | integration | molecule | lint | release-check | docs | test | build | clean | bench-netbox | bench-terraform"
@@ -94,18 +94,23 @@ netbox: venv
 dhcp-dns:
 	tests/utils/dhcp-dns-servers.sh
 
+# iproute2, ping and arping for the probe tests (network namespaces, ICMP and ARP: tests/utils/probe-tools.sh;
+# the tests skip without them and without root, CI requires them).
+probe-tools:
+	tests/utils/probe-tools.sh
+
 # Debian's Chromium for the pool map's browser test (tests/utils/chromium.sh; the test skips without it).
 chromium:
 	tests/utils/chromium.sh
 
-units: venv netbox dhcp-dns chromium
+units: venv netbox dhcp-dns chromium probe-tools
 	$(VENV)/bin/pytest tests/unit -n 2
 
 # The NetBox conformance suite (TestNetboxStore, against a real NetBox) and its faults (test_netbox_faults.py:
 # NetBox refused, reset, restarted) run once, in `units`; the oldest set runs
 # the NetBox store's own tests, and the state-machine fuzz with a tenth of its examples (NETPOOL_IPAM_TEST_FUZZ=short:
 # it drives module_utils alone, the same code on every ansible-core). Two workers: the 2 cores CI has.
-units-min: venv-min dhcp-dns
+units-min: venv-min dhcp-dns probe-tools
 	NETPOOL_IPAM_TEST_FUZZ=short $(VENV_MIN)/bin/pytest tests/unit -n 2 -k 'not TestNetboxStore and not test_netbox_faults'
 
 # The Terraform provider end to end (tests/terraform): real terraform init/plan/apply/import/destroy on SQLite,
