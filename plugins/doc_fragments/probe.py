@@ -25,7 +25,7 @@ options:
         frees it. The reservation then takes the next candidate.
       - All candidates of a task (every owner of O(netpool.ipam.reservation#module:owners)) are probed at once, so
         probing costs about one O(probe_timeout) per round of candidates, not one per address.
-      - Not probed: a static address, an address of O(netpool.ipam.reservation#module:align_with), an address an
+      - Not probed - a static address, an address of O(netpool.ipam.reservation#module:align_with), an address an
         owner gets back from its reuse delay, a rerun (the owner holds its address already) and check mode (which
         predicts the address without probing).
       - Where the controller cannot probe (no permission to send the probe, no route to the subnet, no interface on

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from ansible_collections.netpool.ipam.tests.support import netns
+from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
 
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _probe
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument
@@ -143,3 +144,61 @@ def test_probe_values_are_checked(given, message):
         _probe.request(*given)
     assert message in str(raised.value)
     assert _probe.request('none') is None and _probe.request(None) is None
+
+
+PLAY = """
+- name: The module and the lookup probe
+  hosts: localhost
+  gather_facts: false
+  module_defaults:
+    group/netpool.ipam.all:
+      namespace: play
+  tasks:
+    - name: Pool
+      netpool.ipam.pool: {name: lan, cidr: 10.77.0.0/24, ranges: [10.77.0.2-10.77.0.12]}
+    - name: Four owners, probed at once
+      netpool.ipam.reservation: {pool: lan, owners: [m1, m2, m3, m4], probe: icmp}
+      register: module
+    - name: The lookup, by ARP
+      ansible.builtin.set_fact:
+        looked: "{{ lookup('netpool.ipam.address', 'lan', owner='l1', namespace='play', allocate=true, probe='arp') }}"
+    - name: What they gave
+      ansible.builtin.assert:
+        that:
+          - module.probed.answered == ['10.77.0.5']
+          - module.reservations | map(attribute='address') | list == ['10.77.0.2', '10.77.0.3', '10.77.0.4', '10.77.0.6']
+          - looked == '10.77.0.8'
+
+- name: The reserve role probes
+  hosts: nodes
+  gather_facts: false
+  roles:
+    - role: netpool.ipam.reserve
+      vars: {ipam_pool: lan, ipam_namespace: play, ipam_probe: icmp, ipam_probe_timeout: 200}
+
+- name: What the role gave, and what the probes found
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Found
+      netpool.ipam.info: {namespace: play, owner: netpool.ipam.probe}
+      register: found
+    - name: Check
+      ansible.builtin.assert:
+        that:
+          - hostvars['r1'].ipam_address == '10.77.0.11'
+          - hostvars['r2'].ipam_address == '10.77.0.10'
+          - found.reservations | map(attribute='address') | sort == ['10.77.0.5', '10.77.0.7', '10.77.0.9']
+"""
+
+
+def test_the_module_the_lookup_and_the_role_probe(link, tmp_path):
+    (tmp_path / 'play.yml').write_text(PLAY)
+    (tmp_path / 'inventory.ini').write_text('localhost ansible_connection=local\n[nodes]\nr1\nr2\n')
+    with open(os.path.join(ROOT, 'ansible.cfg')) as f:
+        (tmp_path / 'ansible.cfg').write_text(f.read().replace(
+            'collections_path = ./collections', 'collections_path = %s' % os.path.join(ROOT, 'collections')))
+    done = link.run([ansible_bin('ansible-playbook'), '-i', 'inventory.ini', 'play.yml'], cwd=str(tmp_path),
+                    env=ansible_env(ANSIBLE_CONFIG=str(tmp_path / 'ansible.cfg'),
+                                    NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite')))
+    assert done.returncode == 0, done.stdout + done.stderr
