@@ -221,6 +221,9 @@ def found(service, pool, r, probe):
     holder = Reservation(pool.namespace, pool.name, OWNER, text, r.version, r.address, static=True,
                          metadata={'found_by': 'probe', 'probe': probe.method, 'probed_at': now,
                                    'probed_for': '%s/%s' % (r.owner, r.key)}, created_at=now, updated_at=now)
+    # what allocating made of the candidate goes first: a store that allocates for itself (NetBox) holds it under
+    # the candidate's owner already; a store of spans has no row for it (nothing to delete)
+    service.store.delete_reservation(r)
     service.store.save_reservation(holder)
     service._history('reservation', 'reserve', pool.namespace, pool.name, new=holder.to_data(),  # pylint: disable=protected-access
                      reservation=holder)
