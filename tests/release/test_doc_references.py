@@ -68,9 +68,12 @@ def test_plugin_documentation_references_no_spec_section_or_issue():
 
 
 def test_every_version_added_is_a_release_of_the_changelog():
-    """A plugin or role says "New in X" for X a release of the collection (there was no 0.1.0)."""
+    """A plugin or role says "New in X" for X a release of the collection (there was no 0.1.0), or the next minor
+    release, which the fragments not released yet go into (an option added since the last release)."""
     with open(os.path.join(ROOT, 'changelogs', 'changelog.yaml')) as f:
         releases = set(yaml.safe_load(f)['releases'])
+    newest = max(tuple(int(p) for p in v.split('.')) for v in releases)
+    releases.add('%d.%d.0' % (newest[0], newest[1] + 1))
     found = {}
     for path, which, text in _plugin_doc_strings():
         if which == 'DOCUMENTATION':
