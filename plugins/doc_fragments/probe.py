@@ -31,6 +31,8 @@ options:
       - Where the controller cannot probe (no permission to send the probe, no route to the subnet, no interface on
         the subnet for V(arp), the command missing), the task fails with C(error invalid_argument) saying why, and
         hands out no address.
+      - The NetBox store does not probe yet - a task that would probe a new address there fails with
+        C(error unsupported).
     type: str
     choices: [none, icmp, arp]
     default: none

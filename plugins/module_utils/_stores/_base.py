@@ -74,6 +74,9 @@ class Store(abc.ABC):
     #: any work in memory; a write transaction that would commit a change raises ``StoreAbsent`` instead
     #: (nothing is written, the file is not created). Reads, check mode and work that fails never create it.
     absent = False
+    #: whether the ``probe`` option may run on this store: what allocation took for a candidate that answered is
+    #: given to the probe's holder in the same transaction, and a failure after it undoes both
+    probes = True
 
     def _refuse_absent(self, write, commit, changed):
         """At the end of a transaction on an absent store: ``StoreAbsent`` if it would commit a change."""
