@@ -27,7 +27,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/collections
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: help venv venv-min venv-2.20 smoke-2.20 link demo demo-min units units-min fuzz netbox terraform sanity integration \
-        molecule lint test build clean bench-netbox bench-terraform dhcp-dns release-check docs chromium
+        molecule lint test build clean bench-netbox bench-terraform dhcp-dns probe-tools release-check docs chromium
 
 help:
 	@echo "make venv | venv-min | venv-2.20 | smoke-2.20 | demo | demo-min | netbox | dhcp-dns | units | units-min | fuzz | terraform | sanity | integration | molecule | lint | release-check | docs | test | build | clean | bench-netbox | bench-terraform"
@@ -79,7 +79,7 @@ smoke-min: venv-min
 
 # The middle supported set (Python 3.13, ansible-core 2.20): the demo journey and its rerun, and every unit test
 # that exercises ansible-core (marked ansible_core: tests/unit/conftest.py says which), but for NetBox's.
-smoke-2.20: venv-2.20 dhcp-dns chromium
+smoke-2.20: venv-2.20 dhcp-dns chromium probe-tools
 	tests/utils/smoke.sh $(VENV_220)
 	$(VENV_220)/bin/pytest tests/unit -n 2 -m 'ansible_core and not netbox'
 
@@ -95,20 +95,25 @@ netbox: venv
 dhcp-dns:
 	tests/utils/dhcp-dns-servers.sh
 
+# iproute2, ping and arping for the probe tests (network namespaces, ICMP and ARP: tests/utils/probe-tools.sh;
+# the tests skip without them and without root, CI requires them).
+probe-tools:
+	tests/utils/probe-tools.sh
+
 # Debian's Chromium for the pool map's browser test (tests/utils/chromium.sh; the test skips without it).
 chromium:
 	tests/utils/chromium.sh
 
 # The whole unit suite, once, on the newest set. The NetBox tests (marked netbox) are one xdist group: one worker
 # runs them against one NetBox while the other runs the rest.
-units: venv netbox dhcp-dns chromium
+units: venv netbox dhcp-dns chromium probe-tools
 	$(VENV)/bin/pytest tests/unit -n 2 --dist loadgroup
 
 # The oldest supported set (Python 3.11, ansible-core 2.19, the lowest psycopg): the unit tests that exercise
 # ansible-core, and the PostgreSQL store's own tests (marked lowest_pins), but for NetBox's. The rest (the
 # conformance suite, the allocator, the state machines: module_utils alone, the same code on every ansible-core)
 # runs once, in `units`. Two workers: the 2 cores CI has.
-units-min: venv-min dhcp-dns chromium
+units-min: venv-min dhcp-dns chromium probe-tools
 	$(VENV_MIN)/bin/pytest tests/unit -n 2 -m '(ansible_core or lowest_pins) and not netbox'
 
 # The property tests and state machines with new random examples, ten times the CI budget (tests/support/fuzz.py):

@@ -19,6 +19,7 @@ author:
   - netpool.ipam engineers (@netpool)
 extends_documentation_fragment:
   - netpool.ipam.store.plugin
+  - netpool.ipam.probe
 options:
   _terms:
     description:
@@ -110,6 +111,10 @@ EXAMPLES = r"""
                          allocate=true, format='dict') }}"
   # host_addresses.ipv4.address, host_addresses.ipv6.cidr ...
 
+- name: A new address for web9 that no host answers from (ICMP echo), reserved on first use
+  ansible.builtin.debug:
+    msg: "{{ lookup('netpool.ipam.address', 'web', owner='web9', allocate=true, probe='icmp') }}"
+
 - name: The gateway of the storage NIC
   ansible.builtin.set_fact:
     storage_gateway: "{{ lookup('netpool.ipam.address', 'storage', owner=inventory_hostname, key='eth1',
@@ -135,12 +140,13 @@ from ansible.plugins.lookup import LookupBase
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._task._options import (
-    LOOKUP_OPTIONS, STORE_ENV, STORE_OPTIONS, STORE_TOKEN_ENV)
+    LOOKUP_OPTIONS, PROBE_OPTIONS, STORE_ENV, STORE_OPTIONS, STORE_TOKEN_ENV)
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _probe
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._checks import option_errors
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import did_you_mean
 from ansible_collections.netpool.ipam.plugins.plugin_utils._task._adapter import LookupIpamError, lookup_call, lookup_store
 
-OPTIONS = tuple(STORE_OPTIONS) + ('allocate', 'format', 'family')
+OPTIONS = tuple(STORE_OPTIONS) + ('allocate', 'format', 'family') + tuple(PROBE_OPTIONS)
 
 #: Resolved options by the arguments that are the same on every host of an inventory (all but owner and
 #: key): Ansible's option resolution would otherwise cost more than the look-up itself. Per process.
@@ -253,7 +259,8 @@ class LookupModule(LookupBase):
         def one(pool):
             def call(service):
                 if allocate:
-                    result = service.reserve(pool, owner, key=key, namespace=namespace, family=family)
+                    probe = _probe.request(options['probe'], options['probe_timeout'], options['probe_tries'])
+                    result = service.reserve(pool, owner, key=key, namespace=namespace, family=family, probe=probe)
                     return (result['reservation'], result['reservation6']) if family == 'dual' \
                         else (result['reservation'],)
                 return tuple(service.get(pool, owner, key=key, namespace=namespace, family=f) for f in families)

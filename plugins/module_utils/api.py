@@ -23,6 +23,7 @@ What it offers:
   ``reservation_metadata``, ``pool_metadata``;
 - addresses: ``parse_address``, ``parse_range``, ``merge_intervals``, ``default_ranges``;
 - reading a plan: ``aligned`` (the address ``align_with`` would give, read only);
+- probing: ``probe_request`` (what ``reserve(probe=...)`` takes, from the ``probe`` options);
 - stores: ``store_kind``, ``open_store``, ``redact``, ``export_document``, ``import_document``, ``merge_documents``,
   ``MergeRefused``, ``STORE_SCHEMA_VERSION``.
 
@@ -35,7 +36,7 @@ their first call (Terraform starts its provider several times per command, and m
 store).
 """
 
-from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _align
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _align, _probe
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals, _metadata, _model, _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
     AddressExcluded, AddressInUse, InvalidArgument, IpamError, PoolExhausted, PoolNotFound)
@@ -59,6 +60,8 @@ __all__ = [
     'parse_address', 'parse_range', 'merge_intervals', 'default_ranges',
     # reading a plan
     'aligned',
+    # probing
+    'probe_request', 'PROBE_METHODS',
     # stores
     'store_kind', 'open_store', 'redact', 'export_document', 'import_document', 'merge_documents', 'MergeRefused',
     'STORE_SCHEMA_VERSION',
@@ -143,6 +146,14 @@ def default_ranges(cidr):
 # reading a plan
 
 aligned = _align.aligned
+
+# probing
+
+#: what ``Service.reserve(probe=...)`` and ``reserve_owners(probe=...)`` take: ``probe_request(method, timeout_ms,
+#: tries)``, None for ``none`` (``invalid_argument`` for a value out of range)
+probe_request = _probe.request
+#: the values of the ``probe`` option
+PROBE_METHODS = _probe.METHODS
 
 # stores
 

@@ -31,6 +31,7 @@ author:
 extends_documentation_fragment:
   - netpool.ipam.store
   - netpool.ipam.attributes
+  - netpool.ipam.probe
 options:
   pool:
     description:
@@ -261,6 +262,20 @@ EXAMPLES = r"""
   register: result
   until: result is not failed or result.error != 'pool_exhausted'
   retries: 3
+
+- name: Addresses for three new VMs, none of which a host answers from (ICMP echo, all probed at once)
+  netpool.ipam.reservation:
+    pool: web
+    owners: [vm1, vm2, vm3]
+    probe: icmp
+    probe_timeout: 500
+  run_once: true
+
+- name: Release the addresses the probes found answering in pool web (once those hosts are gone)
+  netpool.ipam.reservation:
+    pool: web
+    owner: netpool.ipam.probe
+    state: absent
 """
 
 RETURN = r"""
@@ -457,6 +472,43 @@ holder:
       description: Its key.
       type: str
   sample: {pool: web, owner: lb1, key: vip}
+answered:
+  description: With C(error=address_in_use) after O(probe_tries) answering candidates, the addresses that answered.
+  returned: failure
+  type: list
+  elements: str
+  version_added: 1.1.0
+  sample: [10.0.0.10, 10.0.0.11]
+probed:
+  description:
+    - With O(probe) other than V(none), what was probed. A rerun and check mode probe nothing (C(rounds=0)).
+  returned: when O(state=present), O(probe) is not V(none) and success
+  type: dict
+  version_added: 1.1.0
+  contains:
+    method:
+      description: O(probe).
+      type: str
+    timeout:
+      description: O(probe_timeout).
+      type: int
+    tries:
+      description: O(probe_tries).
+      type: int
+    rounds:
+      description:
+        - How many rounds of probes were sent. Each round probes every candidate still in question at once
+          (the first round every new dynamic address of the task, the next the candidates that replace those that
+          answered).
+      type: int
+    addresses:
+      description: How many addresses were probed.
+      type: int
+    answered:
+      description: The addresses that answered, now held by owner C(netpool.ipam.probe).
+      type: list
+      elements: str
+  sample: {method: icmp, timeout: 300, tries: 16, rounds: 2, addresses: 12, answered: [10.0.0.12, 10.0.0.15]}
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils._task._module import run_module

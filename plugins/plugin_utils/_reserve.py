@@ -49,7 +49,10 @@ REQUEST = (('ipam_state', 'state'), ('ipam_owner', 'owner'), ('ipam_pool', 'pool
            ('ipam_align_with', 'align_with'),
            ('ipam_hostname', 'hostname'), ('ipam_metadata', 'metadata'), ('ipam_metadata_mac', 'metadata_mac'),
            ('ipam_force', 'force'), ('ipam_reassign', 'reassign'), ('ipam_store', 'store'),
-           ('ipam_store_token', 'store_token'), ('ipam_store_timeout', 'timeout'), ('ipam_namespace', 'namespace'))
+           ('ipam_store_token', 'store_token'), ('ipam_store_timeout', 'timeout'), ('ipam_namespace', 'namespace'),
+           ('ipam_probe', 'probe'), ('ipam_probe_timeout', 'probe_timeout'), ('ipam_probe_tries', 'probe_tries'))
+#: the probe requests, passed to netpool.ipam.reservation as they are (its ``probe`` options)
+PROBE = ('probe', 'probe_timeout', 'probe_tries')
 STORE = ('store', 'store_token', 'timeout', 'namespace', 'validate_certs')
 GROUP = 'group/netpool.ipam.all'
 # The facts the role sets, each a field of the host's entry (see ``facts``), read with a default: a host the role
@@ -72,8 +75,9 @@ FACTS = dict(
 #: the type of each role variable that is not a string, and the choices of those that have some
 #: (roles/reserve/meta/argument_specs.yml: a test holds them the same)
 TYPES = {'ipam_store_timeout': 'int', 'ipam_metadata': 'dict', 'ipam_metadata_mac': 'bool', 'ipam_force': 'bool',
-         'ipam_reassign': 'bool'}
-CHOICES = {'ipam_state': ['present', 'absent'], 'ipam_family': ['ipv4', 'ipv6', 'dual']}
+         'ipam_reassign': 'bool', 'ipam_probe_timeout': 'int', 'ipam_probe_tries': 'int'}
+CHOICES = {'ipam_state': ['present', 'absent'], 'ipam_family': ['ipv4', 'ipv6', 'dual'],
+           'ipam_probe': ['none', 'icmp', 'arp']}
 _PYTHON = {'str': str, 'int': int, 'dict': dict, 'bool': bool}
 
 
@@ -342,7 +346,8 @@ def _group_of(groups, request, state, pool, key):
     align_with = request.get('align_with') if present and _set(request.get('align_with')) else None
     ttl = request.get('ttl') if present and _set(request.get('ttl')) else None
     settings = tuple((name, request[name]) for name in STORE if _set(request.get(name)))
-    group_key = (state, pool, key, family, align_with, str(ttl), force, reassign, settings)
+    probe = tuple((name, request[name]) for name in PROBE if present and _set(request.get(name)))
+    group_key = (state, pool, key, family, align_with, str(ttl), force, reassign, settings, probe)
     group = groups.get(group_key)
     if group is None:
         args = {'state': state}
@@ -351,7 +356,7 @@ def _group_of(groups, request, state, pool, key):
             if value is not None:
                 args[name] = value
         if present:
-            args.update(force=force, reassign=reassign)
+            args.update(force=force, reassign=reassign, **dict(probe))
         group = groups[group_key] = {
             'args': args, 'defaults': dict(settings), 'hosts': [], 'owners': [], '_seen': set(),
             'label': '%s %s%s' % (state, pool or '(every pool)', '/' + key if key else ''),

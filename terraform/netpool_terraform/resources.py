@@ -176,10 +176,25 @@ class Reservation(Base, iface.Resource):
         ('ttl', (String(), _OPTIONAL, 'A lease: seconds or `30m`, `12h`, `7d`. An expired lease is released by '
                                       'the store, and the next plan reserves again.')),
         ('force', (Bool(), _OPTIONAL, 'Take an excluded address (the gateway, an exclusion) given in `address`.')),
+        ('probe', (String(), _OPTIONAL,
+                   '`icmp` or `arp`: before a new address is allocated, the provider probes it (ICMP echo with the '
+                   'system\'s `ping`; ARP with `arping`, IPv4 only, on the machine\'s interface on that subnet) and '
+                   'takes only one that does not answer; one that answers is recorded as held by owner '
+                   '`netpool.ipam.probe` (metadata `found_by`, `probe`, `probed_at`, `probed_for`) and the next '
+                   'is tried. The address is then known after apply, not at plan. `none` (default): no probe. '
+                   'Where the machine cannot probe (no permission, no route), the apply fails and reserves '
+                   'nothing. A static `address`, `align_with` and an address that already exists are not probed. '
+                   'In a pool where the same apply plans addresses for reservations without `probe`, a probed '
+                   'one may take such an address, which then asks to plan again: give the reservations of a '
+                   'pool the same `probe`.')),
+        ('probe_timeout', (Number(), _OPTIONAL, 'How long each probe waits for an answer, in milliseconds '
+                                                '(default 300).')),
+        ('probe_tries', (Number(), _OPTIONAL, 'How many answering candidates the reservation may meet before the '
+                                              'apply fails with `address_in_use` (default 16).')),
     ] + list(_SUBNET_FACTS.items()) + list(_DUAL_FACTS.items()))
 
     CHECKS = dict(_names('namespace', 'pool', 'owner', 'key', 'align_with'), family=_one_of(_FAMILY_CHOICES, 'family'),
-                  ttl=lambda value: api.parse_duration(value, 'ttl'),
+                  ttl=lambda value: api.parse_duration(value, 'ttl'), probe=_one_of(api.PROBE_METHODS, 'probe'),
                   metadata=_metadata_check(api.reservation_metadata))
 
     #: computed attributes that a move (a new ``address``) changes
@@ -210,13 +225,25 @@ class Reservation(Base, iface.Resource):
             state['metadata'] = strings(r['metadata'])
         return state
 
-    def _reserve(self, service, planned, address, from_plan=False):
+    def _reserve(self, service, planned, address, from_plan=False, probe=None):
         result = service.reserve(
             planned['pool'], planned['owner'], key=known(planned.get('key')) or 'default',
             namespace=self._namespace(planned), address=address, family=planned.get('family'),
             metadata=known(planned.get('metadata')), ttl=planned.get('ttl'), force=bool(planned.get('force')),
-            planned=from_plan, align_with=planned.get('align_with'))
+            planned=from_plan, align_with=planned.get('align_with'), probe=probe)
         return result['reservation'], result.get('reservation6')
+
+    @staticmethod
+    def _probing(state):
+        """Whether ``state`` asks for a probe (its address is then chosen at apply, and probed)."""
+        return known(state.get('probe')) not in (None, 'none')
+
+    @staticmethod
+    def _probe(state):
+        """The probe ``state`` asks for (``api.probe_request``), or None."""
+        number = dict((k, None if known(state.get(k)) is None else int(state[k])) for k in ('probe_timeout',
+                                                                                            'probe_tries'))
+        return api.probe_request(known(state.get('probe')), number['probe_timeout'], number['probe_tries'])
 
     def _ident(self, state):
         """``(namespace, pool, owner, key, family)`` of a reservation of one family whose values are known, else
@@ -237,8 +264,8 @@ class Reservation(Base, iface.Resource):
         ident = self._ident(planned)
 
         def work(service):
-            wanted, from_planner = address, from_plan
-            if address is None and planned.get('align_with') is None and ident is not None:
+            wanted, from_planner, probe = address, from_plan, self._probe(planned)
+            if address is None and planned.get('align_with') is None and ident is not None and probe is None:
                 try:        # planned none: never an address this apply planned for another (_planning)
                     found = self.provider.planner.unplanned(service, ident)
                 except NoneLeft as e:
@@ -246,7 +273,7 @@ class Reservation(Base, iface.Resource):
                 if found is not None:
                     wanted, from_planner = found['address'], True
             try:
-                found = self._reserve(service, planned, wanted, from_planner)
+                found = self._reserve(service, planned, wanted, from_planner, probe)
             except (api.AddressInUse, api.AddressExcluded, api.InvalidArgument) as e:
                 if not from_plan:
                     raise
@@ -264,8 +291,8 @@ class Reservation(Base, iface.Resource):
         known yet, a pool with no free address (the apply says why)."""
         try:
             ident = self._ident(planned)
-            if ident is None or config.get('address') is not None:
-                return planned
+            if ident is None or config.get('address') is not None or self._probing(planned):
+                return planned      # a probed address is chosen (and probed) at apply
             if planned.get('align_with') is not None:
                 return self._plan_aligned(ctx, planned, ident)
 

@@ -17,6 +17,7 @@ from ansible.module_utils.testing import patch_module_args
 from ansible_collections.netpool.ipam.plugins.action import (
     adopt as adopt_action, info as info_action, pool as pool_action, range as range_action,
     reservation as reservation_action)
+from ansible_collections.netpool.ipam.plugins.doc_fragments.probe import ModuleDocFragment as ProbeFragment
 from ansible_collections.netpool.ipam.plugins.doc_fragments.store import ModuleDocFragment as StoreFragment
 from ansible_collections.netpool.ipam.plugins.lookup import address
 from ansible_collections.netpool.ipam.plugins.module_utils._task._options import module_kwargs
@@ -32,8 +33,9 @@ MODULES = {'pool': pool_module, 'range': range_module, 'reservation': reservatio
 
 
 def lookup(terms, **kwargs):
-    """Run the lookup with the options its DOCUMENTATION (and the store.plugin doc fragment) declare."""
+    """Run the lookup with the options its DOCUMENTATION (and the store.plugin and probe doc fragments) declare."""
     options = yaml.safe_load(StoreFragment.PLUGIN)['options']
+    options.update(yaml.safe_load(ProbeFragment.DOCUMENTATION)['options'])
     options.update(yaml.safe_load(address.DOCUMENTATION)['options'])
     plugin = address.LookupModule()
     plugin._load_name = 'netpool.ipam.address'

@@ -16,16 +16,18 @@ from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors i
 # pylint: disable=protected-access
 
 
-def reserve(service, pool, requests, key, namespace, ttl, reassign, check):
+def reserve(service, pool, requests, key, namespace, ttl, reassign, check, probe=None):
     """``((changed, before, after) of IPv4, the same of IPv6)`` for each ``(owner, address, metadata)`` of
     ``requests``, in one transaction. What an owner and key already hold of a family is kept (a single-family
     reservation of theirs is one half, static or not); the missing halves take free addresses, every IPv4 one in
     list order, then every IPv6 one. A pool without both families is ``invalid_argument`` naming the missing one;
-    one family exhausted fails the whole and changes nothing."""
+    one family exhausted fails the whole and changes nothing. ``probe``: the new addresses are probed (not in check
+    mode), every IPv4 one at once, then every IPv6 one."""
     ttl, requests = _checks.dual_arguments(namespace, pool, requests, key, ttl, reassign)
     return service._rerun_or_change(namespace, pool, [owner for owner, _a, _m in requests], key, check, False,
                                     as_rerun=lambda held: rerun(service, requests, held, ttl),
-                                    change=lambda p, held: pairs(service, p, requests, held, key, ttl, check))
+                                    change=lambda p, held: pairs(service, p, requests, held, key, ttl, check,
+                                                                 None if check else probe))
 
 
 def rerun(service, requests, held, ttl):
@@ -41,7 +43,7 @@ def rerun(service, requests, held, ttl):
     return results
 
 
-def pairs(service, p, requests, held, key, ttl, check):
+def pairs(service, p, requests, held, key, ttl, check, probe=None):
     """Inside ``Service._rerun_or_change``'s transaction: the missing halves of ``reserve``'s requests, every IPv4 one
     in list order, then every IPv6 one."""
     missing = [v for v in (4, 6) if not any(s.version == v for s in p.subnets)]
@@ -55,7 +57,7 @@ def pairs(service, p, requests, held, key, ttl, check):
         fresh = dict((i, service._new_reservation(p, owner, key, metadata, ttl)) for i, (owner, _a, metadata)
                      in enumerate(requests) if currents[i] is None)
         done = service._returns(p, fresh, key, version, check)
-        service._allocate(p, [fresh[i] for i in sorted(fresh) if i not in done], version)
+        service._allocate(p, [fresh[i] for i in sorted(fresh) if i not in done], version, probe)
         results[version] = [done[i] if i in done else service._reserve_one(
             p, owner, key, currents[i], None, version, metadata, ttl, False, False, check, fresh.get(i))
             for i, (owner, _a, metadata) in enumerate(requests)]

@@ -21,7 +21,7 @@ service decides what is taken and given back, and when.
 import random
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _align, _dual, _nextfree, _owners
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _align, _dual, _nextfree, _owners, _probe
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._space import _tree
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance import _verify
@@ -97,7 +97,7 @@ class Service(PoolOperations):
 
     # -- reservations (SPEC §3.1–§3.3, §3.5, §3.7) --------------------------
     def reserve(self, pool, owner, key='default', namespace='default', address=None, family=None, metadata=None,
-                ttl=None, force=False, reassign=False, check=False, align_with=None, planned=False):
+                ttl=None, force=False, reassign=False, check=False, align_with=None, planned=False, probe=None):
         """One owner's reservation; with ``family: dual`` one of each family (``reservation``, ``reservation6``);
         with ``align_with``, at the address aligned with the owner's in that pool (``_align``).
 
@@ -106,7 +106,7 @@ class Service(PoolOperations):
         recorded ``static: false``, and only while dynamic allocation may still hand it out: held by another
         reservation is ``address_in_use`` naming the holder; excluded, resting or out of the ranges since is
         ``address_excluded``; an owner that holds another address already is ``invalid_argument``. Nothing is
-        written then: the plan is stale, and planning again gives another address."""
+        written then: the plan is stale, and planning again gives another address. ``probe``: ``_probe.screen``."""
         if planned and (address is None or force or reassign or align_with is not None):
             raise InvalidArgument('planned takes an address that free_addresses gave, without force, reassign or '
                                   'align_with.')
@@ -119,19 +119,19 @@ class Service(PoolOperations):
             (changed, before, after), = found
             return {'changed': changed, 'reservation': after, 'diff': {'before': before, 'after': after}}
         if dual:
-            return self.results.dual(_dual.reserve(self, pool, [(owner, address, metadata)], key, namespace, ttl,
-                                                   reassign, check))
+            found = _dual.reserve(self, pool, [(owner, address, metadata)], key, namespace, ttl, reassign, check, probe)
+            return _probe.into(self.results.dual(found), probe)
         (changed, before, after), = self._reserve(pool, [(owner, address, metadata)], key, namespace, family, ttl,
-                                                  force, reassign, check, planned)
-        return {'changed': changed, 'reservation': after, 'diff': {'before': before, 'after': after}}
+                                                  force, reassign, check, planned, probe)
+        return _probe.into({'changed': changed, 'reservation': after, 'diff': {'before': before, 'after': after}}, probe)
 
     def reserve_owners(self, pool, owners, key='default', namespace='default', address=None, family=None,
-                       metadata=None, ttl=None, force=False, reassign=False, check=False, align_with=None):
+                       metadata=None, ttl=None, force=False, reassign=False, check=False, align_with=None, probe=None):
         """``reserve`` for each of ``owners``, in list order, in one transaction (SPEC §4.1 ``owners``).
 
         An element is an owner, or a dict with ``owner`` and its own ``address`` and/or ``metadata`` (which
         replace ``metadata`` for it). ``address`` names one address: with several owners it is given per
-        element. The result lists ``reservations`` in the order of ``owners``."""
+        element. The result lists ``reservations`` in the order of ``owners`` (``probe``: as ``reserve``'s)."""
         requests = _checks.owner_requests(owners, address, metadata)
         if align_with is not None:
             found = _align.reserve(self, pool, requests, key, namespace, family, ttl, force, reassign, check,
@@ -139,20 +139,20 @@ class Service(PoolOperations):
             return self.results.dual(found, batch=True) if _checks.family(family, dual=True) == _checks.DUAL \
                 else self.results.batch(found)
         if _checks.family(family, dual=True) == _checks.DUAL:
-            return self.results.dual(_dual.reserve(self, pool, requests, key, namespace, ttl, reassign, check),
-                                     batch=True)
-        results = self._reserve(pool, requests, key, namespace, family, ttl, force, reassign, check)
-        return self.results.batch(results)
+            found = _dual.reserve(self, pool, requests, key, namespace, ttl, reassign, check, probe)
+            return _probe.into(self.results.dual(found, batch=True), probe)
+        results = self._reserve(pool, requests, key, namespace, family, ttl, force, reassign, check, probe=probe)
+        return _probe.into(self.results.batch(results), probe)
 
-    def _reserve(self, pool, requests, key, namespace, family, ttl, force, reassign, check, planned=False):
+    def _reserve(self, pool, requests, key, namespace, family, ttl, force, reassign, check, planned=False, probe=None):
         """``(changed, before, after)`` for each ``(owner, address, metadata)`` of ``requests``, reserved in
-        order in one transaction (``planned``: see ``reserve``)."""
+        order in one transaction (``planned``, ``probe``: see ``reserve``)."""
         version, ttl, requests = _checks.reserve_arguments(namespace, pool, requests, key, family, ttl, reassign)
         return self._rerun_or_change(
             namespace, pool, [owner for owner, _a, _m in requests], key, check, reassign,
             as_rerun=lambda held: self._rerun(requests, held, ttl, version),
             change=lambda p, held: self._reserve_all(p, requests, held, key, version, ttl, force, reassign, check,
-                                                     planned))
+                                                     planned, None if check or planned else probe))
 
     def _rerun_or_change(self, namespace, pool, owners, key, check, reassign, as_rerun, change):
         """One reservation task (``_reserve``, ``_dual.reserve``, ``_align.reserve``), in the store's
@@ -180,9 +180,9 @@ class Service(PoolOperations):
 
         return self.store.reservation_transaction(namespace, pool, owners, key, not check, as_rerun, under_lock)
 
-    def _reserve_all(self, p, requests, held, key, version, ttl, force, reassign, check, planned=False):
+    def _reserve_all(self, p, requests, held, key, version, ttl, force, reassign, check, planned=False, probe=None):
         """Inside ``_rerun_or_change``'s transaction: the requests of ``_reserve`` applied, statics first
-        (``_statics_first``)."""
+        (``_statics_first``); ``probe`` (not in check mode) screens the new dynamic addresses."""
         namespace, pool = p.namespace, p.name
         results = [None] * len(requests)
         order = self._statics_first(requests, held)
@@ -200,7 +200,7 @@ class Service(PoolOperations):
         fresh = dict((i, self._new_reservation(p, requests[i][0], key, requests[i][2], ttl)) for i in order
                      if requests[i][1] is None and currents[i] is None)
         done = self._returns(p, fresh, key, version, check)
-        self._allocate(p, [fresh[i] for i in order if i in fresh and i not in done], version)
+        self._allocate(p, [fresh[i] for i in order if i in fresh and i not in done], version, probe)
         for i in order:
             owner, at, metadata = requests[i]
             if at is None:
@@ -270,11 +270,14 @@ class Service(PoolOperations):
         return Reservation(p.namespace, p.name, owner, key, None, None, metadata=metadata, created_at=now,
                            updated_at=now, expires_at=self._stamp(ttl) if ttl is not None else None)
 
-    def _allocate(self, pool, fresh, version):
+    def _allocate(self, pool, fresh, version, probe=None):
         """Give each of the new reservations ``fresh`` a free address, in list order: subnet after subnet in pool
-        order, by the pool's strategy (SPEC §3.1); ``pool_exhausted`` naming the first one left without."""
+        order, by the pool's strategy (SPEC §3.1); ``pool_exhausted`` naming the first one left without (``probe``: that
+        do not answer it)."""
         if not fresh:
             return
+        if probe is not None:
+            return _probe.screen(self, pool, fresh, version, probe)
         subnets = [s for s in pool.subnets if version is None or s.version == version]
         new = fresh[0]
         if not subnets:

@@ -36,6 +36,13 @@ STORE_OPTIONS = dict(
 
 _STATE = dict(type='str', default='present', choices=['present', 'absent'])
 
+#: the probe options of the reservation module and the lookup (doc fragment ``netpool.ipam.probe``)
+PROBE_OPTIONS = dict(
+    probe=dict(type='str', default='none', choices=['none', 'icmp', 'arp']),
+    probe_timeout=dict(type='int', default=300),
+    probe_tries=dict(type='int', default=16),
+)
+
 _SUBNET = dict(
     cidr=dict(type='str', required=True),
     gateway=dict(type='str'),
@@ -95,6 +102,7 @@ MODULES = {
             reassign=dict(type='bool', default=False),
             keep_owners=dict(type='list', elements='str'),
             state=_STATE,
+            **PROBE_OPTIONS
         ),
         mutually_exclusive=[('owner', 'owners'), ('keep_owners', 'owner'), ('keep_owners', 'owners'),
                             ('keep_owners', 'key')],
@@ -147,6 +155,7 @@ LOOKUP_OPTIONS = dict(
     allocate=dict(type='bool', default=False),
     format=dict(type='str', default='address', choices=['address', 'cidr', 'dict']),
     family=dict(type='str', choices=['ipv4', 'ipv6', 'dual']),
+    **PROBE_OPTIONS
 )
 
 

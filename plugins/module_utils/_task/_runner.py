@@ -41,6 +41,7 @@ try:
     # Imported here, at import time, so that Ansible's forked workers inherit it already imported.
     from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
     from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _adopt as _adopting
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _probe
     IMPORT_ERROR = None
 except ImportError as e:  # a library missing: fail the task with a message, not at import
     Service = _adopting = None
@@ -219,7 +220,8 @@ def _reservation(service, p, check):
         p['pool'], p['owner'] if p.get('owners') is None else p['owners'],
         key='default' if p.get('key') is None else p['key'], namespace=p['namespace'],
         address=p.get('address'), family=p.get('family'), metadata=p.get('metadata'), ttl=p.get('ttl'),
-        force=p['force'], reassign=p['reassign'], check=check, align_with=p.get('align_with'))
+        force=p['force'], reassign=p['reassign'], check=check, align_with=p.get('align_with'),
+        probe=_probe.request(p.get('probe'), p.get('probe_timeout'), p.get('probe_tries')))
 
 
 def _info(service, p, check):

@@ -22,6 +22,7 @@ FROZEN = sorted([
     'pool_metadata',
     'parse_address', 'parse_range', 'merge_intervals', 'default_ranges',
     'aligned',
+    'probe_request', 'PROBE_METHODS',
     'store_kind', 'open_store', 'redact', 'export_document', 'import_document', 'merge_documents', 'MergeRefused',
     'STORE_SCHEMA_VERSION',
 ])

@@ -34,6 +34,7 @@ import yaml
 
 from ansible.errors import AnsibleError
 
+from ansible_collections.netpool.ipam.plugins.doc_fragments.probe import ModuleDocFragment as ProbeFragment
 from ansible_collections.netpool.ipam.plugins.doc_fragments.store import ModuleDocFragment as StoreFragment
 from ansible_collections.netpool.ipam.plugins.lookup import address
 from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
@@ -583,6 +584,7 @@ def test_lookup_flattens_a_list_term(seeded):
 def test_lookup_keywords_are_its_documented_options():
     """The keywords the lookup accepts (LOOKUP_OPTIONS) are exactly the options its documentation declares."""
     options = yaml.safe_load(StoreFragment.PLUGIN)['options']
+    options.update(yaml.safe_load(ProbeFragment.DOCUMENTATION)['options'])
     options.update(yaml.safe_load(address.DOCUMENTATION)['options'])
     options.pop('_terms')
     assert set(LOOKUP_OPTIONS) == set(options)

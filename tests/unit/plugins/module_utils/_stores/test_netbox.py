@@ -13,6 +13,7 @@ import requests
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _probe
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _registry
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
@@ -44,7 +45,7 @@ class TestNetboxStore(contract.StoreContract):
     the other stores (8 processes of 10: each reservation is a few HTTP requests to a two-worker NetBox); the
     test of parallel owners below asks each owner from two processes."""
 
-    cannot = frozenset(['random', 'wide', 'ranges'])
+    cannot = frozenset(['random', 'wide', 'ranges', 'probe'])
     parallel = (8, 10)
 
 
@@ -121,8 +122,10 @@ def test_what_netbox_cannot_hold_is_unsupported_and_nothing_is_written(svc):
     for check in (True, False):
         error = fails('unsupported', svc.pool, 'vips', parent='lan', ranges=['10.5.0.240-10.5.0.250'], check=check)
         assert "child of 'lan' by ranges" in error.msg and 'prefix_length' in error.msg
-    assert api('/core/object-changes/')['count'] == before
     assert [p['prefix'] for p in api('/ipam/prefixes/', cf_netpool_pool='vips')['results']] == []
+    error = fails('unsupported', svc.reserve, 'lan', 'p1', probe=_probe.Probe('icmp'))     # not probed yet
+    assert 'cannot probe' in error.msg
+    assert api('/core/object-changes/')['count'] == before
 
 
 def test_a_failed_task_leaves_nothing_behind(svc):

@@ -13,7 +13,8 @@ counts), ``ranges``, ``reserve``, ``release``, ``leases`` (and the reuse delay),
 ``tree`` (parent and children), ``tree_ranges`` (children by ranges), ``batches`` (``owners``), ``changes`` (check mode,
 history), ``verify``, ``inventory``, ``concurrency``, ``dual`` (``family: dual``), ``owners`` (the returning owner),
 ``align`` (``align_with``), ``planned`` (addresses planned ahead, read then reserved exactly), ``adopt`` (the
-addresses a network already uses, adopted as statics). A new rule goes in the
+addresses a network already uses, adopted as statics), ``probe`` (the
+``probe`` option, on a network the test gives). A new rule goes in the
 module of its kind, or a new module added to ``StoreContract`` below.
 
 A store that cannot hold something of the SPEC says ``unsupported`` for it (SPEC §5)
@@ -42,6 +43,7 @@ from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.co
     LeaseTests, ReuseDelayTests)
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.owners import ReturningOwnerTests
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.planned import PlannedTests
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.probe import ProbeTests
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.pools import (
     CountTests, MapTests, PoolTests)
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract.ranges import RangeTests
@@ -62,7 +64,8 @@ __all__ = ['Clock', 'StoreContract', 'file_mode', 'needs']
 class StoreContract(PoolTests, RangeTests, ReserveTests, ReleaseTests, CheckModeTests, HistoryTests, LeaseTests,
                     ReuseDelayTests, SweepTests, ChildPoolTests, TreeTests, RangesChildTests, ReassignTests, OwnersTests,
                     MapTests, CountTests, ConcurrencyTests, VerifyTests, InventoryTests, DualTests,
-                    ReturningOwnerTests, AlignTests, PlannedTests, AdoptTests):
+                    ReturningOwnerTests, AlignTests, PlannedTests, AdoptTests,
+                    ProbeTests):
     """Every rule of the SPEC that a store must uphold. Inherit it; provide the ``spec`` fixture."""
 
 
