@@ -3,7 +3,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What the netpool.ipam.address lookup costs in an inventory (SPEC §4.3, §6).
+"""What the netpool.ipam.address lookup costs in an inventory (docs/design.md#the-lookup, #scale-and-cost).
 
 `ansible-inventory --list` of 1,000 hosts whose ansible_host is composed by the
 ansible.builtin.constructed inventory plugin:

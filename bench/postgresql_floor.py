@@ -9,7 +9,7 @@ The ceiling any PostgreSQL store design could reach here, beside the store itsel
 and on P pools, and each transaction is only what every durable reservation must write, sent in ONE round
 trip (psycopg's pipeline): BEGIN, the pool's lock, the free span shortened by one address, the reservation
 and its history entry, COMMIT. No reading, no Python deciding anything: the address is the process's own
-counter. Then the same with the least a decision made in the client needs (SPEC §5: the allocation rules
+counter. Then the same with the least a decision made in the client needs (docs/design.md#stores: the allocation rules
 live above the store interface): the lock and one read answered first (the pool and its lowest free span),
 then the writes with COMMIT: two round trips, the lock held across the first answer. Reported beside it: the
 store's own reservations (``Service.reserve``) in the same run, and the CPU seconds the client processes and

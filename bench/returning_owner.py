@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What does the returning owner cost? (SPEC §3.3)
+"""What does the returning owner cost? (docs/design.md#release)
 
 Through the service, on each store, in a pool with a reuse delay: time N new owners (one task each) in an empty
 pool; then, in a pool where HELD addresses are held and RESTING released ones rest (their owners may come back),

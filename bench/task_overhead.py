@@ -3,7 +3,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What one netpool.ipam.reservation task, and the reserve role, cost next to one ansible.builtin.set_fact task (SPEC §6).
+"""What one netpool.ipam.reservation task, and the reserve role, cost next to one ansible.builtin.set_fact task (docs/design.md#scale-and-cost).
 
 The same inventory of N hosts (200, and 1,000 with --hosts 200 1000; hosts Ansible could not connect to:
 nothing connects), forks 10:

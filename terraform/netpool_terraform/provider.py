@@ -9,7 +9,7 @@ talks to the store (a SQLite connection belongs to the thread that opened it; Te
 resources at once), through ``api.with_service`` (the collection's public entry point, ``_base.api``), which
 imports the service at its first call: a start that only answers the schema or validates never imports the
 service and the stores. Whatever fails there becomes a Terraform error diagnostic whose summary ends with the
-SPEC error code (``(error pool_exhausted)``), secrets hidden (``_base.add_failure``): an exception that left the
+error code (``(error pool_exhausted)``), secrets hidden (``_base.add_failure``): an exception that left the
 provider would reach the user as an unreadable gRPC error.
 """
 

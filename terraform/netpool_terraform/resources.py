@@ -93,7 +93,7 @@ _FAMILY_CHOICES = set(api.FAMILIES) | set(['dual'])
 
 
 def facts(r, r6=None):
-    """The computed attributes of reservation dict ``r`` (SPEC §2, as the modules return it), and of the IPv6
+    """The computed attributes of reservation dict ``r`` (docs/design.md#the-model, as the modules return it), and of the IPv6
     reservation ``r6`` of ``family = "dual"`` (None otherwise)."""
     found = dict((k, r[k]) for k in _SUBNET_FACTS)
     found.update(address6=r6 and r6['address'], cidr6=r6 and r6['cidr'], gateway6=r6 and r6['gateway'])

@@ -126,3 +126,57 @@ def test_the_performance_and_reliability_guides_read_as_guides():
 def _found_developer_words(text):
     return ['line %d: %s' % (n, line.strip()) for n, line in enumerate(text.splitlines(), 1)
             if DEVELOPERS_ONLY.search(line)]
+
+
+#: the maintainer's tree: code, tests, tools, benchmarks, roles, playbooks (the design document is docs/design.md)
+MAINTAINER_PATHS = ('plugins', 'terraform', 'tests', 'tools', 'bench', 'roles', 'playbooks', 'extensions', 'Makefile')
+SPEC_CITATION = re.compile(r'\bSPEC\b(?!-FLOOR)|§')
+
+
+def _tracked(paths):
+    import subprocess
+    out = subprocess.run(['git', '-C', ROOT, 'ls-files', '--'] + list(paths), capture_output=True, text=True)
+    if out.returncode != 0:
+        pytest.skip('not a git checkout: %s' % out.stderr.strip())
+    return [p for p in out.stdout.split() if p != 'tests/release/test_doc_references.py']
+
+
+def test_the_code_cites_the_design_document_not_a_specification_it_does_not_hold():
+    """A maintainer who clones the repository has docs/design.md, and no other specification: code comments and
+    tests point there (or say why in words)."""
+    found = []
+    for name in _tracked(MAINTAINER_PATHS):
+        try:
+            with open(os.path.join(ROOT, name), encoding='utf-8') as f:
+                text = f.read()
+        except (UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
+            continue
+        found += ['%s:%d' % (name, n) for n, line in enumerate(text.splitlines(), 1) if SPEC_CITATION.search(line)]
+    assert found == []
+
+
+def _anchors(markdown):
+    """The anchors of a Markdown page's headings, as GitHub and the docsite make them."""
+    found = set()
+    for line in markdown.splitlines():
+        if line.startswith('#'):
+            title = line.lstrip('#').strip().lower()
+            found.add(re.sub(r'[^a-z0-9 _-]', '', title).replace(' ', '-'))
+    return found
+
+
+def test_every_citation_of_the_design_document_names_one_of_its_sections():
+    with open(os.path.join(ROOT, 'docs', 'design.md'), encoding='utf-8') as f:
+        anchors = _anchors(f.read())
+    cited = {}
+    for name in _tracked(MAINTAINER_PATHS):
+        try:
+            with open(os.path.join(ROOT, name), encoding='utf-8') as f:
+                text = f.read()
+        except (UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
+            continue
+        for m in re.finditer(r'docs/design\.md\s*((?:#[a-z0-9-]+(?:,\s*)?)+)', text):
+            for anchor in re.findall(r'#([a-z0-9-]+)', m.group(1)):
+                cited.setdefault(anchor, name)
+    assert len(cited) > 10
+    assert dict((a, where) for a, where in cited.items() if a not in anchors) == {}

@@ -13,5 +13,5 @@
 - ``plugins``: the lookup, an action plugin, a module file run in process; a module's validated params;
 - ``clock``: a clock the tests move by hand.
 
-The conformance suite (SPEC §3, every store) is ``tests/unit/plugins/module_utils/_stores/contract/``.
+The conformance suite (docs/design.md#rules-at-a-glance, every store) is ``tests/unit/plugins/module_utils/_stores/contract/``.
 """

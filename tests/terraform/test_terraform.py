@@ -287,7 +287,7 @@ def test_destroy_honours_the_reuse_delay(tmp_path, cli_config, sqlite_store):
 
 
 def test_errors_are_diagnostics_with_their_code(tmp_path, cli_config, sqlite_store):
-    """A failure is a Terraform error whose summary ends with the SPEC code, never a Python traceback."""
+    """A failure is a Terraform error whose summary ends with the code, never a Python traceback."""
     w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
     w.write('''
 resource "netpool_pool" "tiny" {

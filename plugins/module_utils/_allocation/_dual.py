@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""``family: dual``: one IPv4 and one IPv6 address for each owner, in one transaction (SPEC §3.1).
+"""``family: dual``: one IPv4 and one IPv6 address for each owner, in one transaction (docs/design.md#dynamic-reservations).
 
 This is a private module: it may change at any time.
 

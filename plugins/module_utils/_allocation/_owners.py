@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The returning owner: which address an owner that comes back gets (SPEC §3.3).
+"""The returning owner: which address an owner that comes back gets (docs/design.md#release).
 
 This is a private module: it may change at any time.
 

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The pool and range operations of the service (SPEC §3.4, §3.6): a part of ``_service.Service``.
+"""The pool and range operations of the service (docs/design.md#pools-and-ranges, #trees): a part of ``_service.Service``.
 
 This is a private module: it may change at any time.
 
@@ -21,7 +21,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model im
 class PoolOperations(object):
     """Create, change and delete pools and their ranges (``Service.pool``, ``Service.range``)."""
 
-    # -- pools (SPEC §3.4, §3.6) ------------------------------------------
+    # -- pools (docs/design.md#pools-and-ranges, #trees) ------------------------------------------
     def pool(self, name, namespace='default', state='present', subnets=None, parent=None, prefix_length=None,
              strategy=None, reuse_delay=None, description=None, metadata=None, force=False, check=False, ranges=None):
         reuse_delay, metadata, ranges = _checks.pool_arguments(name, namespace, state, subnets, parent, prefix_length,
@@ -100,8 +100,8 @@ class PoolOperations(object):
     def _delete_pool(self, pool, force):
         """Delete the pool (and, with force, its child pools and every reservation of both).
 
-        A child's addresses still resting under its reuse delay rest on in its parent until their time (SPEC
-        §3.6), and so do the addresses of the reservations force releases with it, for the child's delay: its
+        A child's addresses still resting under its reuse delay rest on in its parent until their time (docs/design.md
+        #trees), and so do the addresses of the reservations force releases with it, for the child's delay: its
         prefix goes back to the parent, not its recent holders' addresses.
 
         A pool without a parent leaves its resting addresses (and, under its reuse delay, those of the
@@ -144,7 +144,7 @@ class PoolOperations(object):
             free.rebuild(parent)
         return self.results.deleted(pool, released)
 
-    # -- ranges (SPEC §3.4) -----------------------------------------------
+    # -- ranges (docs/design.md#pools-and-ranges) -----------------------------------------------
     def range(self, pool, ranges, namespace='default', kind='allocatable', state='present', force=False,
               check=False):
         specs = _checks.range_arguments(namespace, pool, ranges, kind, state)

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """A pool's subnets given anew: built from the subnet dicts of a ``pool`` task, resized, split or merged
-(SPEC §3.4).
+(docs/design.md#pools-and-ranges).
 
 This is a private module: it may change at any time.
 
@@ -14,7 +14,7 @@ refuses when it would drop a value); ``subnet`` builds the new Subnet; ``check_r
 that would leave a reservation on its network or broadcast address or its gateway; ``check_overlap`` refuses
 subnets (a child by ranges: ranges) that overlap another pool of the namespace; ``carve`` gives a child pool its
 prefix, ``hold_ranges`` a child by ranges its ranges, and ``check_gained`` refuses ranges that would take an
-address another pool holds (SPEC §3.6). The input checks are ``_checks``'; the service decides when this runs.
+address another pool holds (docs/design.md#trees). The input checks are ``_checks``'; the service decides when this runs.
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals as iv
@@ -33,7 +33,7 @@ def usable_only(subnet, spans):
 def edit_ranges(pool, specs, kind, state, force):
     """A copy of ``pool`` with the range specs added (``state`` present) or removed, as allocatable ranges or
     exclusions (``kind``), merged; network and broadcast addresses left out of allocatable ranges unless
-    ``force``. A range not inside one subnet of the pool is address_out_of_pool (SPEC §3.4)."""
+    ``force``. A range not inside one subnet of the pool is address_out_of_pool (docs/design.md#pools-and-ranges)."""
     new = pool.copy()
     attr = 'ranges' if kind == 'allocatable' else 'exclude'
     for spec in specs:
@@ -70,7 +70,7 @@ def implicit_ranges(subnet):
 
 def sources(name, specs, olds, force):
     """For each subnet dict of a ``pool`` task, the Subnet whose values it keeps where it gives none, or None
-    (SPEC §3.4).
+    (docs/design.md#pools-and-ranges).
 
     The same cidr is that subnet. A new cidr that contains, or is contained in, exactly one subnet of the
     pool (one no other dict keeps as it is) is that subnet resized (``carry``); several new cidrs may come
@@ -199,7 +199,7 @@ def landmarks(subnet):
 def check_resized(store, now, old, pool):
     """invalid_argument if a resized subnet of ``pool`` (a new cidr over one or more of the ``old`` pool's
     subnets: resized, split or merged) would leave a reservation of the namespace (the pool's or a child
-    pool's) on what its new cidr makes its network or broadcast address, or on its gateway (SPEC §3.4),
+    pool's) on what its new cidr makes its network or broadcast address, or on its gateway (docs/design.md#pools-and-ranges),
     naming the owner and the address. One indexed look-up per address; one that already was such an address
     of the old subnets (a reservation forced there on purpose) is left as it is."""
     kept = set(s.cidr for s in old.subnets)
@@ -262,7 +262,7 @@ def check_overlap(store, pool):
 
 
 def carve(store, old, new, parent_name, prefix_length, find):
-    """Give ``new`` the first free aligned /prefix_length of its parent (SPEC §3.6); ``find(namespace, name)``
+    """Give ``new`` the first free aligned /prefix_length of its parent (docs/design.md#trees); ``find(namespace, name)``
     is the parent pool or pool_not_found."""
     if old is not None:
         if old.parent != parent_name:
@@ -305,7 +305,7 @@ def carve(store, old, new, parent_name, prefix_length, find):
 
 
 def hold_ranges(old, new, parent, specs, force):
-    """Give ``new`` exactly the ranges ``specs`` of its parent's subnets (SPEC §3.6, a child by ranges): one subnet
+    """Give ``new`` exactly the ranges ``specs`` of its parent's subnets (docs/design.md#trees, a child by ranges): one subnet
     per parent subnet they touch, of the parent's cidr, holding no gateway, dns or exclusion of its own (the
     parent's hold in it, derived: ``_tree``). Ranges are merged; network and broadcast addresses are left out
     unless ``force``. A range outside the parent's subnets (a parent by ranges: its ranges) is

@@ -2,12 +2,12 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The operations of netpool.ipam (SPEC §3), written once over a ``Store``.
+"""The operations of netpool.ipam (docs/design.md#rules-at-a-glance), written once over a ``Store``.
 
 This is a private module: it may change at any time.
 
 Each public method is one all-or-nothing transaction: it returns a result
-dict (``changed``, ``diff`` and the objects of SPEC §4.1) or raises an
+dict (``changed``, ``diff`` and the objects of docs/design.md#what-tasks-return) or raises an
 ``IpamError``, in which case the store is exactly as it was. ``check=True``
 does the same work and discards it.
 
@@ -33,7 +33,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._allocation._results 
 
 
 class Service(PoolOperations):
-    """SPEC §3 over one store. ``clock`` returns epoch seconds (tests move it). The pool and range operations
+    """docs/design.md#rules-at-a-glance over one store. ``clock`` returns epoch seconds (tests move it). The pool and range operations
     are ``_pools.PoolOperations``'s."""
 
     def __init__(self, store, clock=time.time, rng=None):
@@ -82,7 +82,7 @@ class Service(PoolOperations):
 
     def _expire(self, pool):
         """Release the expired leases and end the reuse delays that are over, in every pool of ``pool``'s
-        tree (SPEC §3.3, §3.5): an address of a parent may lie in its child, so what the child hands out
+        tree (docs/design.md#release, #leases-and-ttls): an address of a parent may lie in its child, so what the child hands out
         depends on the parent's leases and delays too. The caller holds the tree's lock (``_tree.lock``). Whether a
         lease was released."""
         now = self._stamp()
@@ -95,7 +95,7 @@ class Service(PoolOperations):
             free.end_rests(member, now)
         return expired
 
-    # -- reservations (SPEC §3.1–§3.3, §3.5, §3.7) --------------------------
+    # -- reservations (docs/design.md#reservations) --------------------------
     def reserve(self, pool, owner, key='default', namespace='default', address=None, family=None, metadata=None,
                 ttl=None, force=False, reassign=False, check=False, align_with=None, planned=False, probe=None):
         """One owner's reservation; with ``family: dual`` one of each family (``reservation``, ``reservation6``);
@@ -127,7 +127,7 @@ class Service(PoolOperations):
 
     def reserve_owners(self, pool, owners, key='default', namespace='default', address=None, family=None,
                        metadata=None, ttl=None, force=False, reassign=False, check=False, align_with=None, probe=None):
-        """``reserve`` for each of ``owners``, in list order, in one transaction (SPEC §4.1 ``owners``).
+        """``reserve`` for each of ``owners``, in list order, in one transaction (docs/design.md#what-tasks-return ``owners``).
 
         An element is an owner, or a dict with ``owner`` and its own ``address`` and/or ``metadata`` (which
         replace ``metadata`` for it). ``address`` names one address: with several owners it is given per
@@ -241,14 +241,14 @@ class Service(PoolOperations):
     def _acted_on(held, version):
         """Of the reservations ``held`` by one owner and key (IPv4 first; two after ``family: dual``), the one a
         request of family ``version`` acts on: the one of that family; else the one it holds of the other family
-        (which a static request moves, SPEC §3.2, and a dynamic one refuses); with no family, the first."""
+        (which a static request moves, docs/design.md#static-reservations, and a dynamic one refuses); with no family, the first."""
         if not held:
             return None
         return next((r for r in held if r.version == version), held[0])
 
     @staticmethod
     def _statics_first(requests, held):
-        """The order in which a batch is applied (SPEC §3.1 Batches): the statics first, then the dynamics in list
+        """The order in which a batch is applied (docs/design.md#batches): the statics first, then the dynamics in list
         order. A static whose address another owner of the batch holds and leaves (a static of its own elsewhere)
         goes after that owner; otherwise statics keep their list order."""
         statics = [i for i, (_o, wanted, _m) in enumerate(requests) if wanted is not None]
@@ -272,7 +272,7 @@ class Service(PoolOperations):
 
     def _allocate(self, pool, fresh, version, probe=None):
         """Give each of the new reservations ``fresh`` a free address, in list order: subnet after subnet in pool
-        order, by the pool's strategy (SPEC §3.1); ``pool_exhausted`` naming the first one left without (``probe``: that
+        order, by the pool's strategy (docs/design.md#dynamic-reservations); ``pool_exhausted`` naming the first one left without (``probe``: that
         do not answer it)."""
         if not fresh:
             return
@@ -281,7 +281,7 @@ class Service(PoolOperations):
         subnets = [s for s in pool.subnets if version is None or s.version == version]
         new = fresh[0]
         if not subnets:
-            # SPEC §3.1: family restricts the subnets tried; none has a free address: pool_exhausted
+            # docs/design.md#dynamic-reservations: family restricts the subnets tried; none has a free address: pool_exhausted
             raise PoolExhausted("Pool '%s' has no IPv%d subnet, so no free IPv%d address for %s/%s. Add an IPv%d "
                                 "subnet to the pool, or leave family out." % (pool.name, version, version, new.owner,
                                                                               new.key, version))
@@ -299,7 +299,7 @@ class Service(PoolOperations):
 
     def _reserve_one(self, p, owner, key, current, wanted, version, metadata, ttl, force, reassign, check,
                      placed=None, returned=False, note=None, planned=False):
-        """Inside the locked transaction: ``(changed, before, after)`` of one reservation (SPEC §3.1, §3.2);
+        """Inside the locked transaction: ``(changed, before, after)`` of one reservation (docs/design.md#dynamic-reservations, #static-reservations);
         ``placed``: a new dynamic reservation already given its address (``_allocate``), ``returned``: the one its
         owner left resting (``_returns``). A new static one for the address its owner left resting is a return
         too. ``note``: what the history entry's ``new`` data carries besides the reservation (``align_with``);
@@ -470,7 +470,7 @@ class Service(PoolOperations):
         return self.results.reservations(namespace, pools, keys)
 
     def verify(self, namespace=None, repair=False, check=False):
-        """The store checked against the invariants of SPEC §5, and with ``repair`` its derived state rebuilt
+        """The store checked against the invariants of docs/design.md#stores, and with ``repair`` its derived state rebuilt
         (``_verify.verify``)."""
         if namespace is not None:
             _checks.check_name(namespace, 'namespace')

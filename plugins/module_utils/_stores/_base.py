@@ -8,10 +8,10 @@ This is a private module: it may change at any time.
 
 A store knows no allocation rule: it keeps objects and answers indexed
 questions ("who holds address Y", "the reservations of this owner"). Every
-rule of SPEC §3 lives once, in ``_service.Service``.
+rule of docs/design.md#rules-at-a-glance lives once, in ``_service.Service``.
 
 How free space is found and kept is one component behind this interface
-(SPEC §5, ``_freespace``): ``Store.free_space()`` returns the store's ``FreeSpace``, which
+(docs/design.md#stores, ``_freespace``): ``Store.free_space()`` returns the store's ``FreeSpace``, which
 allocates an address, takes a requested one, gives one back (now or after
 the pool's reuse delay), ends the rests that are over and rebuilds a
 pool's free space. The stores that keep free spans (SQLite, PostgreSQL,
@@ -243,7 +243,7 @@ class Store(abc.ABC):
     # -- history --------------------------------------------------------
     @abc.abstractmethod
     def add_history(self, entry):
-        """Append a history entry (a dict of SPEC §2 fields)."""
+        """Append a history entry (a dict of docs/design.md#the-model fields)."""
 
     @abc.abstractmethod
     def find_history(self, namespace=None, pool=None, owner=None, address=None):

@@ -212,7 +212,7 @@ class Transactions(Statements):
     def _translate_error(self, error):
         text = self._scrub(str(error).strip())
         if isinstance(error, pg_errors.UniqueViolation) and error.diag.table_name == 'reservation':
-            # the last guard (SPEC 5), raised by COMMIT or a later statement of the pipeline
+            # the last guard (docs/design.md#stores), raised by COMMIT or a later statement of the pipeline
             match = re.search(r'\(namespace, address\)=\((.*), ([46]:[0-9a-f]+)\)', error.diag.message_detail or '')
             held = iv.to_str(*iv.from_key(match.group(2))) if match else 'An address'
             return AddressInUse('%s is already held in namespace %s (another writer took it at the same moment); '

@@ -7,7 +7,7 @@
 This is a private module: it may change at any time. A path ending in
 ``.json`` is the JSON store, any other path SQLite; ``postgresql://`` (or
 ``postgres://``) is PostgreSQL; ``netbox+https://``/``netbox+http://`` is
-NetBox (SPEC §1). Store modules are imported only when used, so a missing
+NetBox (docs/design.md#naming-a-store). Store modules are imported only when used, so a missing
 optional library only matters to the store that needs it.
 """
 

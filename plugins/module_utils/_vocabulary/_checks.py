@@ -139,7 +139,7 @@ def check_metadata(value):
     return dict(value)
 
 
-#: the ``family`` of a reservation that holds one address of each family under one owner and key (SPEC §3.1)
+#: the ``family`` of a reservation that holds one address of each family under one owner and key (docs/design.md#dynamic-reservations)
 DUAL = 'dual'
 
 
@@ -336,7 +336,7 @@ def reserve_arguments(namespace, pool, requests, key, family_, ttl, reassign):
     asked = {}
     for owner, _a, _m in requests:
         if owner in wanted and wanted[owner] in asked:
-            # SPEC §3.1 Batches: one address has one holder, whatever reassign says
+            # docs/design.md#batches: one address has one holder, whatever reassign says
             raise InvalidArgument("owners '%s' and '%s' both ask for %s: an address has one holder. Give each "
                                   "owner an address of its own."
                                   % (asked[wanted[owner]], owner, iv.to_str(*wanted[owner])))

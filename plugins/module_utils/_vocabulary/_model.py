@@ -7,7 +7,7 @@
 This is a private module: it may change at any time. ``to_data()`` is the
 form a store keeps (for a pool, also what modules return, with its figures);
 ``Reservation.to_dict()`` is what modules return for a reservation: its data
-and its subnet's network facts (SPEC §2, §4.1).
+and its subnet's network facts (docs/design.md#the-model, #what-tasks-return).
 Addresses are held as Python ints with their IP version; spans are inclusive
 ``(first, last)`` int pairs within one subnet.
 """
@@ -121,7 +121,7 @@ class Pool(object):
         self.name = name
         self.subnets = list(subnets or [])
         self.parent = parent
-        # a child by ranges (SPEC §3.6) takes of its parent exactly its subnets' ranges, on the parent's cidrs;
+        # a child by ranges (docs/design.md#trees) takes of its parent exactly its subnets' ranges, on the parent's cidrs;
         # any other pool takes its subnets whole (``_tree.footprint``)
         self.by_ranges = by_ranges
         self.strategy = strategy
@@ -247,7 +247,7 @@ class Reservation(object):
         )
 
     def to_dict(self, subnet=None):
-        """The reservation as modules return it (SPEC §2), with its subnet's network facts."""
+        """The reservation as modules return it (docs/design.md#the-model), with its subnet's network facts."""
         result = self.to_data()
         result.update(prefix_length=None, cidr=None, netmask=None, network=None, gateway=None, dns=[])
         if subnet is not None:

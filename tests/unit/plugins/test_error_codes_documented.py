@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""docs/errors.md lists every error code a user can meet, each with what it means as SPEC §4.2 says it."""
+"""docs/errors.md lists every error code a user can meet, each with what it means as docs/design.md#errors says it."""
 
 import os
 import re

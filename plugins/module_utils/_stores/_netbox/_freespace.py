@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""NetBox's own free space: IP ranges less the IP addresses inside them (SPEC §5).
+"""NetBox's own free space: IP ranges less the IP addresses inside them (docs/design.md#stores).
 
 This is a private module: it may change at any time. A dynamic reservation is one ``POST
 .../ip-ranges/{id}/available-ips/``, atomic in NetBox; check mode asks which addresses NetBox would hand out

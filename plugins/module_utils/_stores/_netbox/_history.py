@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The NetBox store's history: NetBox's own change log, read back as SPEC history entries.
+"""The NetBox store's history: NetBox's own change log, read back as history entries.
 
 This is a private module: it may change at any time. Every change the store makes carries a changelog message
 ``netpool: <token> <object> <action> ...`` (``_mapping.changelog_message``); ``find_history`` groups the changes
@@ -87,7 +87,7 @@ class NetboxHistory(object):
         return entries
 
     def _entry(self, changes):
-        """The SPEC history entry that the changes carrying one message made: what it names, from the message;
+        """The history entry that the changes carrying one message made: what it names, from the message;
         ``old`` and ``new``, from what NetBox recorded before and after them."""
         words = [unquote(w) for w in changes[0]['message'].split(' ')[2:]]
         words += [None] * (10 - len(words))

@@ -34,7 +34,7 @@ allocation then asks NetBox which address it would hand out (``predicted``).
 What a task reads next is read ahead in one GraphQL request where NetBox allows it (``_graphql``).
 
 What NetBox cannot hold faithfully is ``unsupported``: the ``random`` strategy (NetBox hands out the first
-available address of a range), and a child pool by ranges (SPEC §3.6: on its parent's prefix, with ranges that
+available address of a range), and a child pool by ranges (docs/design.md#trees: on its parent's prefix, with ranges that
 would overlap the IP ranges it hands out, which NetBox refuses in a VRF).
 """
 

@@ -8,7 +8,7 @@ source file, over real SQLite, JSON and PostgreSQL stores (and one NetBox run wh
 What is checked: hosts are the owners, ``ansible_host`` the address of ``address_key`` (the first pool in
 ``pools`` order when several hold one; none when the host holds none), ``netpool_reservations`` and
 a group per pool (sanitised, prefixed); ``pools``/``keys`` filters; compose, groups and
-keyed_groups over metadata; an expired lease is not listed; the cache; failures as the SPEC codes with no
+keyed_groups over metadata; an expired lease is not listed; the cache; failures as the codes with no
 traceback and no secret; and a read that writes nothing.
 """
 

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Hostile input: every bad request fails with its SPEC error code, a clear message, and a store left as it was.
+"""Hostile input: every bad request fails with its error code, a clear message, and a store left as it was.
 
 One table per layer, each case run on every store (SQLite, JSON, and
 PostgreSQL when a server answers):

@@ -178,7 +178,7 @@ def test_a_store_opened_not_to_create_takes_no_change(tmp_path, name):
 
 @pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
 def test_a_failed_first_task_leaves_no_store_file(tmp_path, name):
-    """A failure changes nothing (SPEC §4.2): not even a new, empty store file."""
+    """A failure changes nothing (docs/design.md#errors): not even a new, empty store file."""
     path = str(tmp_path / name)
     with pytest.raises(PoolNotFound):
         _runner.run('reservation', params('reservation', path, pool='nope', owner='h1'))

@@ -6,7 +6,7 @@
 
 What the service owes every caller whatever the store: its clock and its random source are the ones it is
 given, every write is idempotent, check mode predicts the run and writes nothing, bad input fails with the
-SPEC code and leaves the store as it was, namespaces hold apart. The rules themselves, on every store, are
+code and leaves the store as it was, namespaces hold apart. The rules themselves, on every store, are
 the conformance suite (``_stores/contract/``).
 """
 

@@ -21,7 +21,7 @@ After every step, from ``export_document`` alone:
 - each pool's free spans are exactly allocatable (less its child pools) - held
   in the namespace - waiting out a reuse delay in any pool of the namespace;
 - the reservations are the model's (address and expiry);
-- ``Service.verify`` finds nothing (``info verify``: the SPEC §5 invariants).
+- ``Service.verify`` finds nothing (``info verify``: the docs/design.md#stores invariants).
 Every successful reserve is run again at once: same address, ``changed: false``.
 A dynamically taken address is checked against the model at the time it is
 taken: in a range, not excluded, not the gateway, not held, not waiting.
@@ -213,7 +213,7 @@ class IpamMachine(RuleBasedStateMachine):
 
     def _returning(self, ns, name, owner, key, family):
         """The address ``owner`` left resting in the pool under ``key`` (of ``family``, or either with None) and
-        gets back (SPEC §3.3), or None: its last entry there left it, it still rests there, nobody in the
+        gets back (docs/design.md#release), or None: its last entry there left it, it still rests there, nobody in the
         namespace was named with it since, and the pool may still hand it out."""
         pool = self.pools[(ns, name)]
         story = [e for e in self.story.get((ns, name, owner, key), []) if family is None or e[2][0] == family]
@@ -320,7 +320,7 @@ class IpamMachine(RuleBasedStateMachine):
                 options = set([self.returned])
             else:
                 subnets = [s for s in pool.subnets if family is None or s.version == family]
-                if not subnets:         # no subnet of the family: no free address of it (SPEC §3.1)
+                if not subnets:         # no subnet of the family: no free address of it (docs/design.md#dynamic-reservations)
                     raise Expect('pool_exhausted')
                 options = set()
                 for sub in subnets:
@@ -437,7 +437,7 @@ class IpamMachine(RuleBasedStateMachine):
 
     def _model_delete(self, ns, name):
         """A pool deleted with its children, deepest first: what rests in each (and, for its delay, what it
-        held) rests on in its parent until its time (SPEC §3.6); a pool without a parent keeps it under its name,
+        held) rests on in its parent until its time (docs/design.md#trees); a pool without a parent keeps it under its name,
         for a pool created again with that name."""
         for child in self._children(ns, name):
             self._model_delete(ns, child)
@@ -734,7 +734,7 @@ class IpamMachine(RuleBasedStateMachine):
     @rule(data=st.data(), size=st.integers(1, 4), ttl=st.sampled_from(TTLS), force=st.booleans(),
           reassign=st.sampled_from((False, False, True)), check=st.booleans())
     def reserve_batch(self, data, size, ttl, force, reassign, check):
-        """An ``owners`` batch (SPEC §3.1 Batches): statics and dynamics mixed in any order, two owners asking
+        """An ``owners`` batch (docs/design.md#batches): statics and dynamics mixed in any order, two owners asking
         for one address (invalid_argument), reassign; all or nothing; check mode predicts the run exactly."""
         if not self.pools:
             return
@@ -877,7 +877,7 @@ class IpamMachine(RuleBasedStateMachine):
     @rule(data=st.data(), wider=st.booleans(), force=st.booleans())
     def resize(self, data, wider, force):
         """A top pool's subnet widened to its supernet or narrowed to one half, under its children and
-        reservations. Refusals are checked loosely (one of the codes SPEC §3.4 gives, nothing changed); a
+        reservations. Refusals are checked loosely (one of the codes docs/design.md#pools-and-ranges gives, nothing changed); a
         success must keep every reservation off what the new cidr makes its network, broadcast or gateway
         address (issue 23, defect 5), and the invariants check the rest."""
         tops = sorted(k for k in self.pools if self.pools[k].parent is None)
@@ -905,7 +905,7 @@ class IpamMachine(RuleBasedStateMachine):
             return
         sub = _doc_sub(result['pool']['subnets'][i])
         landmarks = self._landmarks(sub) - self._landmarks(old)
-        held = set(r['vn'] for ident, r in self.res.items()     # an expired lease is not held (SPEC §3.5)
+        held = set(r['vn'] for ident, r in self.res.items()     # an expired lease is not held (docs/design.md#leases-and-ttls)
                    if ident[0] == ns and (r['expires'] is None or r['expires'] > self.now))
         assert not [n for n in landmarks if (sub.version, n) in held], ('left on a landmark', old.cidr, str(new))
         released = set((r['pool'], r['owner'], r['key']) for r in result['released'])
@@ -929,7 +929,7 @@ class IpamMachine(RuleBasedStateMachine):
     @rule(data=st.data(), force=st.booleans(), release_first=st.booleans())
     def delete_child(self, data, force, release_first):
         """A child pool deleted, mostly one whose addresses rest under its reuse delay: they rest on in its
-        parent until their time (SPEC §3.6), and so do, for its delay, those force releases with it."""
+        parent until their time (docs/design.md#trees), and so do, for its delay, those force releases with it."""
         kids = sorted(k for k in self.pools if self.pools[k].parent is not None)
         if not kids:
             return

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""A stateful fuzz test of ``family: dual`` beside single-family requests (SPEC §3.1, §3.2, §3.3; issue 26).
+"""A stateful fuzz test of ``family: dual`` beside single-family requests (docs/design.md#dynamic-reservations, #static-reservations, #release; issue 26).
 
 test_state_machine.py fuzzes one address per ``(namespace, pool, owner, key)``; since ``family: dual`` an owner
 and key hold up to two, one of each family. Here hypothesis mixes, on one dual-stack pool (its IPv4 and IPv6
@@ -105,7 +105,7 @@ class DualMachine(RuleBasedStateMachine):
 
     def _returning(self, pool, owner, key, version):
         """The address (version, n) ``owner`` left resting in ``pool`` under ``key`` (of ``version``, or either
-        with None) and gets back (SPEC §3.3), or None: its last entry there left it, it still rests, nobody was named
+        with None) and gets back (docs/design.md#release), or None: its last entry there left it, it still rests, nobody was named
         with it since."""
         story = [e for e in self.story.get((pool, owner, key), []) if version is None or e[2][0] == version]
         if not self.delay[pool] or not story or story[-1][1] != 'left':

@@ -63,7 +63,7 @@ class Base(object):
 
     @staticmethod
     def fails(svc, code, method, *args, **kwargs):
-        """Call ``method``: it must fail with SPEC error ``code`` and leave the store exactly as it was."""
+        """Call ``method``: it must fail with error ``code`` (docs/errors.md) and leave the store exactly as it was."""
         before = export_document(svc.store)
         with pytest.raises(IpamError) as info:
             method(*args, **kwargs)

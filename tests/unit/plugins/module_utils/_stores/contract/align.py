@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Aligned host parts (``align_with``, SPEC §3.9): the same host part in every network, on every store."""
+"""Aligned host parts (``align_with``, docs/design.md#aligned-host-parts): the same host part in every network, on every store."""
 
 import pytest
 

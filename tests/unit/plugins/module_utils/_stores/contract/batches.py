@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Batches: ``owners``, many reservations in one transaction, in list order (SPEC §4.1)."""
+"""Batches: ``owners``, many reservations in one transaction, in list order (docs/design.md#what-tasks-return)."""
 
 import pytest
 
@@ -10,7 +10,7 @@ from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.co
 
 
 class OwnersTests(Base):
-    """``owners``: many reservations in one transaction, in list order (SPEC §4.1)."""
+    """``owners``: many reservations in one transaction, in list order (docs/design.md#what-tasks-return)."""
 
     def test_new_owners_get_the_first_free_addresses_in_list_order(self, svc, web):
         svc.reserve('web', 'web3')
@@ -80,7 +80,7 @@ class OwnersTests(Base):
         self.fails(svc, 'invalid_argument', svc.release, pool='web', owner='b', owners=['b'])
         self.fails(svc, 'invalid_argument', svc.release, pool='web', owners=['b'], keep_owners=['b'])
 
-    # -- a batch is planned whole, then applied (SPEC §3.1 Batches; issue 23 items 3 and 4)
+    # -- a batch is planned whole, then applied (docs/design.md#batches; issue 23 items 3 and 4)
     @pytest.mark.parametrize('reassign', [False, True])
     def test_two_owners_asking_for_one_address_is_refused(self, svc, web, reassign):
         error = self.fails(svc, 'invalid_argument', svc.reserve_owners, 'web',

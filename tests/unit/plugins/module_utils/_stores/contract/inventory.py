@@ -8,7 +8,7 @@ from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.co
 
 
 class InventoryTests(Base):
-    """``Service.reservations``: the one read of a namespace the inventory plugin makes (SPEC §4.5)."""
+    """``Service.reservations``: the one read of a namespace the inventory plugin makes (docs/design.md#the-inventory-plugin)."""
 
     def test_every_reservation_of_the_namespace_in_one_read(self, svc, web, clock, monkeypatch):
         svc.pool('db', subnets=[{'cidr': '10.1.0.0/24'}])

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Leases and the reuse delay (SPEC §3.5): what expires, and addresses resting before reuse."""
+"""Leases and the reuse delay (docs/design.md#leases-and-ttls): what expires, and addresses resting before reuse."""
 
 import pytest
 

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The returning owner (SPEC §3.3): an owner that asks again in the same pool, with the same key and family, while
+"""The returning owner (docs/design.md#release): an owner that asks again in the same pool, with the same key and family, while
 the address it released still rests under the pool's reuse delay, gets that address back."""
 
 import pytest

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Pools and their subnets (SPEC §3.1): create, edit, resize, split, merge, delete; the map and the counts."""
+"""Pools and their subnets (docs/design.md#pools-and-ranges): create, edit, resize, split, merge, delete; the map and the counts."""
 
 import pytest
 from netaddr import IPAddress
@@ -163,7 +163,7 @@ class PoolTests(Base):
     ])
     def test_a_resize_never_leaves_a_reservation_on_a_network_broadcast_or_gateway_address(
             self, svc, held, cidr, gateway, what, pool):
-        """Issue 23, defect 5 (SPEC §3.4): invalid_argument naming the owner and the address, with force too; a
+        """Issue 23, defect 5 (docs/design.md#pools-and-ranges): invalid_argument naming the owner and the address, with force too; a
         reservation of a child pool counts as well."""
         svc.pool('r', subnets=[{'cidr': '10.74.0.0/23'}])
         if pool == 'kid':
@@ -308,6 +308,6 @@ class CountTests(Base):
                 assert store.count_reservations(**where) == len(store.find_reservations(**where)), where
             assert [store.count_reservations(**where) for where in filters] == [10, 9, 8, 1, 3, 3, 5, 3, 3, 3, 2, 0]
         dual = svc.info(pool='dual', namespace='default')['pools'][0]
-        # the two expired leases are not held (SPEC 3.5): not used, and free again (the pool has no reuse delay)
+        # the two expired leases are not held (docs/design.md#leases-and-ttls): not used, and free again (the pool has no reuse delay)
         assert [(s['used'], s['free']) for s in dual['subnets']] == [(3, 251), (3, 2 ** 64 - 4)]
         assert (dual['used'], dual['leased'], dual['expired']) == (6, 3, 2)

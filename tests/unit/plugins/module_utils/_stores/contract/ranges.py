@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Ranges (SPEC §3.2): dynamic ranges and exclusions, merged, split and forced."""
+"""Ranges (docs/design.md#editing-ranges): dynamic ranges and exclusions, merged, split and forced."""
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract._base import Base
 

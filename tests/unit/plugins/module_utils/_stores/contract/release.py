@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Release (SPEC §3.4): by key, owner, pool or namespace, and the sweep of owners not kept."""
+"""Release (docs/design.md#release): by key, owner, pool or namespace, and the sweep of owners not kept."""
 
 import pytest
 

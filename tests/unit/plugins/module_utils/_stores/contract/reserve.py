@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Reservations (SPEC §3.3): dynamic and static, strategies, moves, metadata, reassign."""
+"""Reservations (docs/design.md#reservations): dynamic and static, strategies, moves, metadata, reassign."""
 
 import pytest
 

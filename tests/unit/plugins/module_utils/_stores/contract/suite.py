@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The conformance suite (``StoreContract``): SPEC §3 as mixins that every store's test class inherits.
+"""The conformance suite (``StoreContract``): docs/design.md#rules-at-a-glance as mixins that every store's test class inherits.
 
 A store's test file defines a class inheriting ``StoreContract`` with a pytest
 fixture ``spec`` (a ``store`` value that ``open_store`` accepts, naming an empty,
@@ -17,14 +17,14 @@ addresses a network already uses, adopted as statics), ``probe`` (the
 ``probe`` option, on a network the test gives). A new rule goes in the
 module of its kind, or a new module added to ``StoreContract`` below.
 
-A store that cannot hold something of the SPEC says ``unsupported`` for it (SPEC §5)
+A store that cannot hold something of the design document (docs/design.md) says ``unsupported`` for it (docs/design.md#stores)
 and names it in ``cannot``: the tests marked ``needs`` with it are skipped for that
 store, whose own file shows that it says ``unsupported``. What can be named:
 
 - ``random``: the ``random`` strategy;
 - ``wide``: a subnet handing out more than 2**32 - 1 addresses (an IPv6 /64 left
   without ranges);
-- ``ranges``: a child pool by ranges (SPEC §3.6, ``tree_ranges``).
+- ``ranges``: a child pool by ranges (docs/design.md#trees, ``tree_ranges``).
 """
 
 import os
@@ -66,7 +66,7 @@ class StoreContract(PoolTests, RangeTests, ReserveTests, ReleaseTests, CheckMode
                     MapTests, CountTests, ConcurrencyTests, VerifyTests, InventoryTests, DualTests,
                     ReturningOwnerTests, AlignTests, PlannedTests, AdoptTests,
                     ProbeTests):
-    """Every rule of the SPEC that a store must uphold. Inherit it; provide the ``spec`` fixture."""
+    """Every rule of the design document (docs/design.md) that a store must uphold. Inherit it; provide the ``spec`` fixture."""
 
 
 def file_mode(path):

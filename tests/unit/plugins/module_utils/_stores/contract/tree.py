@@ -90,7 +90,7 @@ class ChildPoolTests(Base):
         assert svc.verify()['problems'] == []
 
     def test_a_child_as_wide_as_its_parents_subnet(self, svc):
-        """SPEC §3.6: a child may take the whole of its parent's subnet, carved so or left so when the parent is
+        """docs/design.md#trees: a child may take the whole of its parent's subnet, carved so or left so when the parent is
         narrowed onto it; both pools stay, the parent hands out nothing there, and deleting the child gives the
         subnet back to the parent (on NetBox both pools are on one prefix)."""
         svc.pool('site', subnets=[{'cidr': '10.77.0.0/29', 'gateway': '10.77.0.1'}])
@@ -117,7 +117,7 @@ class ChildPoolTests(Base):
         assert [p['name'] for p in svc.info()['pools']] == ['site']
 
     def test_deleting_a_child_leaves_its_resting_addresses_resting_in_its_parent(self, svc, clock):
-        """Issue 23, defect 6 (SPEC §3.6): the parent hands them out only once their reuse delay is over; so do
+        """Issue 23, defect 6 (docs/design.md#trees): the parent hands them out only once their reuse delay is over; so do
         the addresses force releases with the child."""
         svc.pool('site', subnets=[{'cidr': '10.76.0.0/27'}])
         svc.pool('kid', parent='site', prefix_length=29, reuse_delay=600)     # 10.76.0.0/29
