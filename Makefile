@@ -143,7 +143,7 @@ molecule: venv dhcp-dns
 lint: venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/ansible-lint
 
-# The release checks (tests/release, issue 27) on the built tarball: galaxy-importer, antsibull-docs
+# The release checks (tests/release) on the built tarball: galaxy-importer, antsibull-docs
 # lint-collection-docs, antsibull-changelog lint, ansible-builder, the generated docs up to date, and README
 # "Install" followed in a fresh virtualenv. Two workers, one per file: the install waits on pip most of its minute.
 release-check: venv

@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Does allocation cost grow with occupancy? (issue 2, docs/design.md#scale-and-cost)
+"""Does allocation cost grow with occupancy? (docs/design.md#scale-and-cost)
 
 Through the service, on each store: time the first N dynamic reservations of
 an empty pool, fill it until only N are left, time those last N, and report

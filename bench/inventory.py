@@ -3,7 +3,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What the inventory plugin netpool.ipam.reservations costs (docs/design.md#the-inventory-plugin, issue 26).
+"""What the inventory plugin netpool.ipam.reservations costs (docs/design.md#the-inventory-plugin).
 
 `ansible-inventory --list` of N owners, one reservation each (metadata role), side by side in one run:
   - yaml:      the same hosts, groups and variables (ansible_host, netpool_reservations) written as a static YAML inventory (ansible.builtin.yaml)

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""An address for each of 50 hosts in a real NetBox: this collection next to netbox.netbox (issues 13, 25).
+"""An address for each of 50 hosts in a real NetBox: this collection next to netbox.netbox.
 
 On one NetBox (tests/utils/netbox.py: a fresh copy of the template database, served on 127.0.0.1, stopped
 at the end), the same inventory of 50 hosts (ansible_connection: local), forks 10:

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Where a NetBox reservation's time goes (issue 25): each request as the client sees it, the client's own CPU,
+"""Where a NetBox reservation's time goes: each request as the client sees it, the client's own CPU,
 and the CPU of NetBox's gunicorn processes and of the PostgreSQL backends of its database.
 
     .venv/bin/python bench/netbox_profile.py [--owners 50]

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""HTTP requests the NetBox store sends per task, for one or more checkouts side by side (issues 13, 25).
+"""HTTP requests the NetBox store sends per task, for one or more checkouts side by side.
 
     .venv/bin/python bench/netbox_requests.py CHECKOUT [CHECKOUT ...]
 

@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Parallel reservations: throughput and duplicates (issue 4, docs/design.md#scale-and-cost).
+"""Parallel reservations: throughput and duplicates (docs/design.md#scale-and-cost).
 
 P processes (default 8) each make N dynamic reservations (default 500)
 through the service, all at once (a barrier starts them together), on one

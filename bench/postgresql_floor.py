@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What this machine's PostgreSQL allows at best: the writes of a reservation with no decision at all (issue 14).
+"""What this machine's PostgreSQL allows at best: the writes of a reservation with no decision at all.
 
 The ceiling any PostgreSQL store design could reach here, beside the store itself in the same run. P processes
 (default 8) each run N transactions (default 500) on the store's own schema (made by the store), on one pool

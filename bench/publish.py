@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""How long do the publish filters take? (issue 15)
+"""How long do the publish filters take?
 
 N reservations with a MAC in one dual-stack SQLite pool with a domain (N/2 IPv4, N/2 IPv6), then each filter
 on the info result: Kea DHCPv4 and DHCPv6, dnsmasq, /etc/hosts, BIND zones, and BIND zones again given the

@@ -2,7 +2,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Round trips and statements of a reservation on PostgreSQL, counted on the wire (issue 14).
+"""Round trips and statements of a reservation on PostgreSQL, counted on the wire.
 
 The store talks to the server through a relay on loopback (tests/support/wire.py) that counts a
 round trip each time the server answers after the client spoke. Reported: a new reservation, an idempotent

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The netpool Terraform provider (issue 17): start-up, apply of 100 reservations, a plan with nothing to do.
+"""The netpool Terraform provider: start-up, apply of 100 reservations, a plan with nothing to do.
 
 - Start-up: the provider started as Terraform starts it (the mirror's launcher, TF_PLUGIN_MAGIC_COOKIE set)
   until it prints its go-plugin handshake line, median of --starts runs, wall and CPU seconds; beside it a

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Write the guides of docs/*.md as the RST pages of the antsibull-docs site (issue 27).
+"""Write the guides of docs/*.md as the RST pages of the antsibull-docs site.
 
     python tools/docsite.py            # (re)write docs/docsite/rst/*.rst
     python tools/docsite.py --check    # exit 1 and name the stale pages (tests/release runs it)

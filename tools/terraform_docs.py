@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Write the Terraform provider's registry-style documentation from its schema (issue 27).
+"""Write the Terraform provider's registry-style documentation from its schema.
 
     python tools/terraform_docs.py            # (re)write terraform/docs/
     python tools/terraform_docs.py --check    # exit 1 and name the stale files (tests/release runs it)

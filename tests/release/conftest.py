@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The release checks (issue 27, `make release-check`): what a user gets is the built tarball, so each check
+"""The release checks (`make release-check`): what a user gets is the built tarball, so each check
 runs on it (or on it installed), with the tools of the virtualenv that runs pytest (requirements-dev.txt)."""
 
 import os

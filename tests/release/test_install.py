@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""README "Install", followed as a user would (issue 27): a fresh virtualenv, ansible-core, the collection
+"""README "Install", followed as a user would: a fresh virtualenv, ansible-core, the collection
 from the built tarball into ~/.ansible/collections (HOME is a directory of the test's), the Python
 requirements from the installed collection, then the README's inventory and ten-line playbook run twice
 from a project directory of their own. The git install is checked apart, with this virtualenv's ansible-galaxy."""

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What a release is checked against (issue 27): the tarball's contents, Galaxy's own importer, antsibull-docs,
+"""What a release is checked against: the tarball's contents, Galaxy's own importer, antsibull-docs,
 antsibull-changelog, ansible-builder, and the files generated from other files being up to date."""
 
 import json

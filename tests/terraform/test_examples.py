@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """The examples of the provider's registry docs (terraform/examples/, shown in terraform/docs/) run as they
-are with real terraform (issue 27): the provider block, every resource, then every data source, then every
+are with real terraform: the provider block, every resource, then every data source, then every
 import command, on a SQLite store in the module's directory (the provider example's ``store``)."""
 
 import os

@@ -205,7 +205,7 @@ output "ci" { value = netpool_pool.ci.subnets[0].cidr }
 
 
 def test_a_child_by_ranges(tmp_path, cli_config, sqlite_store):
-    """VIPs beside nodes in one /24 (issue 26): parent + ranges makes a child holding exactly those ranges, with
+    """VIPs beside nodes in one /24: parent + ranges makes a child holding exactly those ranges, with
     the parent's subnet, gateway and dns; new ranges resize it in place; a range edit made by Ansible is drift,
     put back; an import gives it its ranges."""
     w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
@@ -387,7 +387,7 @@ resource "netpool_reservation" "vm" {
 
 def test_metadata_kept_as_written_stored_normalised(tmp_path, cli_config, sqlite_store):
     """mac, hostname and a pool's domain as the configuration writes them: the store keeps them normalised
-    (issue 15), the state as written, so apply is consistent and a second plan has nothing to do; a MAC that
+   , the state as written, so apply is consistent and a second plan has nothing to do; a MAC that
     is none fails the plan with invalid_argument, before anything is written."""
     w = Workdir(tmp_path / 'tf', cli_config, sqlite_store)
     w.write(tagged('52-54-00-AA-BB-CC'))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the DHCP and DNS servers whose own checkers and daemon the publish
-# tests use (issue 15): Kea DHCPv4/DHCPv6 (kea-dhcp4 -t, kea-dhcp6 -t),
+# tests use: Kea DHCPv4/DHCPv6 (kea-dhcp4 -t, kea-dhcp6 -t),
 # dnsmasq (dnsmasq --test), BIND (named-checkzone, a named on loopback) and
 # dig. Debian packages, installed only when missing (idempotent: a second run
 # does nothing and needs no network).

@@ -28,7 +28,8 @@ This is a private module: it may change at any time.
 - Write transactions run at READ COMMITTED: each statement after the lock
   sees everything committed before the lock was had. Reads run at REPEATABLE
   READ READ ONLY, one consistent snapshot.
-- Round trips (issue 14): each transaction goes through psycopg's pipeline
+- Round trips (each is a network wait, paid once per reservation: a play of 1,000 hosts pays it 1,000 times):
+  each transaction goes through psycopg's pipeline
   mode. BEGIN goes with the first statement, a lock or a write is sent
   without waiting for its answer (the server takes a lock before the
   transaction's next statement; a caller that must know it is held reads
@@ -46,7 +47,8 @@ This is a private module: it may change at any time.
   statement sent without waiting is raised by a later one, or by COMMIT:
   the transaction rolls back as for any error, and a reservation whose
   address another writer took meanwhile is ``address_in_use``.
-- Three statements a reservation (issue 25, third session): the owner's
+- Three statements a reservation (psycopg and the server do work per statement: fewer cost less CPU on both
+  sides): the owner's
   reservation rides on its pool's row of the pools' statement
   (``_locked_pools``), and a write transaction that begins with its lock
   and commits sends no BEGIN and no COMMIT: up to the pipeline's Sync, its
@@ -56,7 +58,8 @@ This is a private module: it may change at any time.
   Sync rolls it back; one that wrote nothing (a rerun) sends BEGIN and
   COMMIT at its end, not waited for. psycopg's work and the server's are per
   statement: the lock, the pools, the writes, where there were six.
-- Server-side prepared statements (issue 25): psycopg prepares each statement
+- Server-side prepared statements (a reservation sends the same statements every time: parsing and planning
+  them once per connection is enough): psycopg prepares each statement
   the first time a connection runs it (``prepare_threshold=0``), in the same
   round trip; the server then neither parses nor plans it again on that
   connection. ``prepared_statements=false`` in the URL (``PREPARED``, taken

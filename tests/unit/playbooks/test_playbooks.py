@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The example playbooks as a user runs them (issue 27): ``ansible-playbook playbooks/X.yml`` from the user's
+"""The example playbooks as a user runs them: ``ansible-playbook playbooks/X.yml`` from the user's
 own directory, its output read through the JSON callback.
 
 - ``utilization.yml`` names the store it read (run from the wrong directory, it shows which file that was) and

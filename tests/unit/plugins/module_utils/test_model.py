@@ -42,7 +42,7 @@ def test_covers(cidr, span, expected):
 
 
 def test_a_reservation_copy_has_its_own_metadata():
-    """``Reservation.copy`` (a shallow copy and the metadata deep-copied, issue 25): changing the copy, nested
+    """``Reservation.copy`` (a shallow copy and the metadata deep-copied): changing the copy, nested
     metadata included, leaves the original as it was."""
     from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Reservation
     original = Reservation('default', 'web', 'h1', 'default', 4, 167772161, metadata={'tags': ['a'], 'mac': 'x'})

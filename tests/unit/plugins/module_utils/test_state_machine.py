@@ -26,10 +26,10 @@ Every successful reserve is run again at once: same address, ``changed: false``.
 A dynamically taken address is checked against the model at the time it is
 taken: in a range, not excluded, not the gateway, not held, not waiting.
 
-Children by ranges (issue 26): a child holding exactly some ranges of its parent's subnets, its range edits (a
+Children by ranges: a child holding exactly some ranges of its parent's subnets, its range edits (a
 resize under the same rules), its parent resized under it (it follows), carving and forcing inside it.
 
-The pool tree (issue 23): what an ancestor withholds (its gateway, network and broadcast addresses,
+The pool tree: what an ancestor withholds (its gateway, network and broadcast addresses,
 exclusions) is free in no pool below it, derived, never copied into the child; rules edit parents after
 carving (gateway, exclusions, resize) and delete child pools whose addresses rest under a reuse delay (they
 rest on in the parent); after every step no pool's free space holds an ancestor's withheld address.
@@ -531,7 +531,7 @@ class IpamMachine(RuleBasedStateMachine):
         got = result['pool']['subnets'][pool.subnets.index(sub)]
         assert set().union(*[_span(r)[1] for r in got[attr]]) == getattr(sub, attr)
 
-    # -- children by ranges (issue 26) -----------------------------------------------------------------------------
+    # -- children by ranges -----------------------------------------------------------------------------
     def _live(self, ns):
         """(version, address) -> pool of what is held in ``ns`` and not expired (an expired lease is not held)."""
         return dict((r['vn'], ident[1]) for ident, r in self.res.items()
@@ -879,7 +879,7 @@ class IpamMachine(RuleBasedStateMachine):
         """A top pool's subnet widened to its supernet or narrowed to one half, under its children and
         reservations. Refusals are checked loosely (one of the codes docs/design.md#pools-and-ranges gives, nothing changed); a
         success must keep every reservation off what the new cidr makes its network, broadcast or gateway
-        address (issue 23, defect 5), and the invariants check the rest."""
+        address (defect 5), and the invariants check the rest."""
         tops = sorted(k for k in self.pools if self.pools[k].parent is None)
         if not tops:
             return

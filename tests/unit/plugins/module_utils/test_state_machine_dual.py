@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""A stateful fuzz test of ``family: dual`` beside single-family requests (docs/design.md#dynamic-reservations, #static-reservations, #release; issue 26).
+"""A stateful fuzz test of ``family: dual`` beside single-family requests (docs/design.md#dynamic-reservations, #static-reservations, #release).
 
 test_state_machine.py fuzzes one address per ``(namespace, pool, owner, key)``; since ``family: dual`` an owner
 and key hold up to two, one of each family. Here hypothesis mixes, on one dual-stack pool (its IPv4 and IPv6

@@ -130,7 +130,7 @@ def test_round_trip_keeps_everything(stores, source_kind, target_kind):
 @pytest.mark.parametrize('kind', ['sqlite', 'json', 'postgresql'])
 def test_an_import_rebuilds_free_spans_and_never_trusts_them(stores, kind):
     """Free spans in an export are derived state: an import that claims a held address is free (or forgets a
-    free one) is rebuilt from the subnets, reservations and resting addresses (issue 12, defect 3)."""
+    free one) is rebuilt from the subnets, reservations and resting addresses (defect 3)."""
     svc = Service(stores('sqlite', 'source'), clock=Clock())
     svc.pool('web', subnets=[{'cidr': '10.0.0.0/24', 'ranges': ['10.0.0.10-10.0.0.20']}])
     svc.reserve('web', 'h1')

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Publishing (issue 15): the filters of plugins/filter/ (kea_dhcp4.py, ...) render the reservations of a real
+"""Publishing: the filters of plugins/filter/ (kea_dhcp4.py, ...) render the reservations of a real
 store (SQLite and JSON) for Kea, dnsmasq, BIND and /etc/hosts; the real servers' checkers accept every
 file, and a real named on 127.0.0.1 answers A, AAAA and PTR queries for every reservation."""
 

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""A store the user may read but not write (issue 27), through the action plugins and the lookup.
+"""A store the user may read but not write, through the action plugins and the lookup.
 
 The tests run as root, whom file permissions do not stop: a read-only store is made with ``chattr +i`` (the
 immutable attribute, which stops root too on ext4 and most Linux file systems), on the store file or on its

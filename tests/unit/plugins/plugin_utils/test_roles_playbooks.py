@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The collection's roles through ansible-playbook, as a user runs them (issues 23, 25, 27).
+"""The collection's roles through ansible-playbook, as a user runs them.
 
 - no role prints a secret (the store token, a URL's password) at -vvv, on success or when the batch fails;
 - the reserve role accepts ``omit`` in its variables, and prints no [WARNING] of its own (make demo);

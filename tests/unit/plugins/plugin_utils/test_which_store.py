@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Every result and every failure names the store it read (issue 27), and an unknown name suggests the nearest.
+"""Every result and every failure names the store it read, and an unknown name suggests the nearest.
 
 Through the action plugins and the lookup, as a play meets them: ``store`` in the result (an absolute path, or
 a URL with its password masked), the same location at the end of a failure's ``msg``, never a secret; a pool,

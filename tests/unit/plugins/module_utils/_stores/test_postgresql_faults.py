@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""A PostgreSQL server restarted, paused or stopped under a play (issue 16), through ansible-playbook.
+"""A PostgreSQL server restarted, paused or stopped under a play, through ansible-playbook.
 
 The server is one of the test's own (own_postgresql.py: initdb on a loopback port, never the machine's
 shared one). A 120-host play with forks 10 reserves one address per host; when 20 are held, the server is

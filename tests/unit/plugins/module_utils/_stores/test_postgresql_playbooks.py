@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Four controllers at once on one PostgreSQL store, through ansible-playbook (issue 14).
+"""Four controllers at once on one PostgreSQL store, through ansible-playbook.
 
 Four ``ansible-playbook`` processes, each with its own 100-host inventory and
 ``forks: 20``, reserve from one pool at the same time: 400 distinct addresses,

@@ -261,7 +261,7 @@ def test_psycopg_reports_a_lost_connection_as_operational_error():
     conn.close()
 
 
-# -- the watchdog (issue 25): one thread per process, every transaction's deadline kept ----------------------
+# -- the watchdog: one thread per process, every transaction's deadline kept ----------------------
 
 def sent(spec):
     """How many times a ``slow`` statement reached the server (a sequence: not rolled back with its transaction)."""

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""How many round trips a reservation costs on PostgreSQL (issue 14), counted on the wire.
+"""How many round trips a reservation costs on PostgreSQL, counted on the wire.
 
 The store talks to the server through a relay on loopback that counts round trips: each time the server
 answers after the client sent something. Counts, not times: the figures of docs/performance.md come from

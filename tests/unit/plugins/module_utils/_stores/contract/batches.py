@@ -80,7 +80,7 @@ class OwnersTests(Base):
         self.fails(svc, 'invalid_argument', svc.release, pool='web', owner='b', owners=['b'])
         self.fails(svc, 'invalid_argument', svc.release, pool='web', owners=['b'], keep_owners=['b'])
 
-    # -- a batch is planned whole, then applied (docs/design.md#batches; issue 23 items 3 and 4)
+    # -- a batch is planned whole, then applied (docs/design.md#batches)
     @pytest.mark.parametrize('reassign', [False, True])
     def test_two_owners_asking_for_one_address_is_refused(self, svc, web, reassign):
         error = self.fails(svc, 'invalid_argument', svc.reserve_owners, 'web',

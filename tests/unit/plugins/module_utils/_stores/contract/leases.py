@@ -68,7 +68,7 @@ class ReuseDelayTests(Base):
         assert svc.reserve('p', 'h4')['reservation']['address'] == '10.0.0.1'
 
     def test_info_reports_an_address_free_once_its_delay_is_over(self, svc, clock):
-        """Without an allocation in between (which would end the rest): a read derives it (issue 23)."""
+        """Without an allocation in between (which would end the rest): a read derives it."""
         svc.pool('p', reuse_delay=300, subnets=[{'cidr': '10.0.0.0/29'}])
         svc.reserve('p', 'h1')
         svc.reserve('p', 'h2')

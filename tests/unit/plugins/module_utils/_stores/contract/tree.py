@@ -195,7 +195,7 @@ class ChildPoolTests(Base):
 
 
 class TreeTests(Base):
-    """Resting addresses and leases of one pool of a pool tree (parent and children) count in all of them (issue 12)."""
+    """Resting addresses and leases of one pool of a pool tree (parent and children) count in all of them."""
 
     def test_a_reuse_delay_holds_across_the_family_after_a_range_edit(self, svc, clock):
         svc.pool('site', reuse_delay=3600, subnets=[{'cidr': '10.82.0.0/24'}])

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Child pools by ranges (docs/design.md#trees, issue 26): a child holding exactly some ranges of its parent's subnets (VIPs
+"""Child pools by ranges (docs/design.md#trees): a child holding exactly some ranges of its parent's subnets (VIPs
 beside nodes in one /24), a child in every other respect."""
 
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract._base import Base, needs
