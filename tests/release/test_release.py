@@ -22,7 +22,7 @@ try:
 except ImportError:                 # Python < 3.11 has no tomllib: the check that needs it skips
     tomllib = None
 
-FILTERS = ['bind_zones', 'dnsmasq_hosts', 'etc_hosts', 'kea_dhcp4', 'kea_dhcp6', 'reserve_fact']
+FILTERS = ['bind_zones', 'dnsmasq_hosts', 'etc_hosts', 'kea_dhcp4', 'kea_dhcp6']
 
 
 def test_version_is_1_or_greater_everywhere():
