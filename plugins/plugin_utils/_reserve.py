@@ -304,7 +304,9 @@ def batch(requests, check=False):
     check passed (another writer took its addresses meanwhile, or an earlier group of the same pool did) fails
     after the groups before it were written; its message names the hosts reserved and those not (``_partial``).
     """
-    previous = {'hosts': dict((r['host'], r['previous']) for r in requests or () if r.get('previous'))}
+    # what an earlier run gave each host; not a change of this run
+    previous = {'hosts': dict((r['host'], dict(r['previous'], changed=False)) for r in requests or ()
+                              if r.get('previous'))}
     grouping = group_requests(requests)
     if grouping['error']:
         return facts({'results': []}, {'groups': [{'error': grouping['error']}]}, previous, check)
