@@ -406,7 +406,8 @@ def test_a_batch_of_several_groups_is_one_decision_and_changed_says_what_the_sto
         # one batch: nothing written for any host, and no host counted changed
         assert held(tmp_path) == {}, out
         assert 'Nothing was written for any host of the batch.' in out, out
-        assert set(recap.values()) == {'0'}, out
+        assert all(n == '0' for n in recap.values()), out
+        assert recap or strategy == 'debug', out    # the debug strategy stops in its debugger (no stdin): no recap
     else:
         # each host on its own: h03 fails alone, the others hold their address, and only they changed
         others = [h for h in HOSTS if h != 'h03']
