@@ -23,8 +23,11 @@ nothing connects), forks 10:
   - role-unchecked, role-unchecked-rerun: the role by import_role with rolespec_validate: false (the role's own
                    request checks the variables; no Ansible check on every host)
   - role-read:     the role again, then one task run once that reads ipam_address of every host (hostvars)
-  - role-before, role-before-rerun: the same two plays with the collection of another checkout (--before, e.g.
-                   main), in the same rounds, for a before-figure measured in the same run
+  - role-free, role-free-rerun: the role in a play with strategy: free (each host reserves alone, in its own
+                   transaction: no task runs once)
+  - role-before, role-before-rerun (and role-free-before, role-free-before-rerun): the same plays with the
+                   collection of another checkout (--before, e.g. main), in the same rounds, for a before-figure
+                   measured in the same run
 Each round runs each playbook once; the median over the rounds is reported (wall seconds, and CPU seconds: user +
 sys of ansible-playbook and its workers, which the load of a shared machine hardly moves), with two ratios:
   whole run  = X / set_fact (each run's wall clock)
@@ -35,6 +38,7 @@ to follow the inventory order, from what the store holds after each first run (a
     .venv/bin/python bench/task_overhead.py [--hosts 200 [1000]] [--forks 10] [--rounds 3] [--store sqlite|postgresql]
     .venv/bin/python bench/task_overhead.py --tree /tmp/netpool-main ...    # the same plays on another checkout
     .venv/bin/python bench/task_overhead.py --hosts 200 1000 --rounds 1 --before /tmp/netpool-main --skip reserve
+    .venv/bin/python bench/task_overhead.py --hosts 200 1000 --rounds 1 --skip reserve role-unchecked floors read --free
 """
 
 import argparse
@@ -119,6 +123,8 @@ UNCHECKED = """- name: Bench
         ipam_pool: bench
 """
 
+FREE = ROLE.replace('  gather_facts: false\n', '  gather_facts: false\n  strategy: free\n')
+
 # the role, then a task that reads the address fact of every host (hostvars), as a template writing a file of
 # every host's address would
 READ = ROLE + """  post_tasks:
@@ -195,7 +201,7 @@ def before_environment(tree, **extra):
     return env
 
 
-def bench(hosts, forks, rounds, kind, before=None, skip=()):
+def bench(hosts, forks, rounds, kind, before=None, skip=(), free=False):
     work = tempfile.mkdtemp(prefix='netpool-bench-')
     try:
         with open(os.path.join(work, 'inventory.yml'), 'w') as f:
@@ -207,7 +213,7 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
         os.makedirs(os.path.join(work, 'roles', 'specfloor', 'meta'))
         shutil.copy(os.path.join(_common.ROOT, 'roles', 'reserve', 'meta', 'argument_specs.yml'),
                     os.path.join(work, 'roles', 'specfloor', 'meta', 'argument_specs.yml'))
-        for name, text in (('role-read', READ), ('order', ORDER), ('role-unchecked', UNCHECKED)):
+        for name, text in (('role-read', READ), ('order', ORDER), ('role-unchecked', UNCHECKED), ('role-free', FREE)):
             with open(os.path.join(work, name + '.yml'), 'w') as f:
                 f.write(text)
         for name, tasks in PLAYS.items():
@@ -219,11 +225,17 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
                     '      run_once: true\n')
         playbook_cmd = [tool('ansible-playbook'), '-i', 'inventory.yml']
         pairs = [('reserve', 'reserve-rerun'), ('role', 'role-rerun'), ('role-unchecked', 'role-unchecked-rerun')]
+        if free:
+            pairs.append(('role-free', 'role-free-rerun'))
         if before:
             pairs.append(('role-before', 'role-before-rerun'))
+            if free:
+                pairs.append(('role-free-before', 'role-free-before-rerun'))
         pairs = [pair for pair in pairs if pair[0] not in skip]
-        names = ('empty', 'set_fact', 'argspec', 'role-floor', 'spec-floor') + sum(pairs, ()) + tuple(
-            first + '-read' for first, _again in pairs if first in ('role', 'role-before'))
+        floors = () if 'floors' in skip else ('argspec', 'role-floor', 'spec-floor')
+        reads = () if 'read' in skip else ('role', 'role-before')
+        names = ('empty', 'set_fact') + floors + sum(pairs, ()) + tuple(
+            first + '-read' for first, _again in pairs if first in reads)
         times = dict((k, []) for k in names)
         ordered = True
         for _round in range(rounds):
@@ -234,20 +246,20 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
                     # the pair's plays run with its collection, and so does the declaration of its pool (a
                     # before-checkout of an older schema refuses a store that a newer one created)
                     own = before_environment(before, ANSIBLE_FORKS=str(forks), NETPOOL_IPAM_STORE=spec) \
-                        if first == 'role-before' else env
+                        if first.endswith('-before') else env
                     timed(playbook_cmd + ['pool.yml'], work, own)
                     if number == 0:
                         times['empty'].append(timed(playbook_cmd + ['empty.yml'], work, env, 'empty'))
                         times['set_fact'].append(timed(playbook_cmd + ['set_fact.yml'], work, env, 'set_fact'))
-                        times['argspec'].append(timed(playbook_cmd + ['argspec.yml'], work, env, 'argspec'))
-                        for floor in ('role-floor', 'spec-floor'):
+                        for floor in floors:
                             times[floor].append(timed(playbook_cmd + [floor + '.yml'], work, env, floor))
-                    play = 'role.yml' if first in ('role', 'role-before') else first + '.yml'
+                    play = {'role-before': 'role.yml', 'role-free-before': 'role-free.yml'}.get(first, first + '.yml')
                     times[first].append(timed(playbook_cmd + [play], work, own, first))
                     times[again].append(timed(playbook_cmd + [play], work, own, again))
-                    if first in ('role', 'role-before'):
+                    if first in reads:
                         times[first + '-read'].append(timed(playbook_cmd + ['role-read.yml'], work, own,
                                                             first + '-read'))
+                    if first in ('role', 'role-before'):
                         timed(playbook_cmd + ['order.yml'], work, own)
                         ordered = ordered and in_order(os.path.join(work, 'role-addresses.json'))
                 finally:
@@ -267,7 +279,7 @@ def bench(hosts, forks, rounds, kind, before=None, skip=()):
         print('CPU RESULT %d hosts: %s (CPU ratio to set_fact)' % (hosts, ', '.join(
             '%s %.2f' % (name, cpu[name] / cpu['set_fact']) for name in names[2:])))
         print('RESULT %d hosts: %s' % (hosts, ', '.join(
-            '%s %.2f' % (name, ratios[name]) for name in names[5:] if not name.endswith('rerun'))
+            '%s %.2f' % (name, ratios[name]) for name in names[2 + len(floors):] if not name.endswith('rerun'))
             + ' (whole-run ratio to set_fact; targets: reserve <= 1.5, role <= 1.5)'))
         sys.stdout.flush()
         return ordered
@@ -283,7 +295,8 @@ def main():
     parser.add_argument('--store', choices=('sqlite', 'postgresql'), default='sqlite')
     parser.add_argument('--before', help='also run the role with the collection of this checkout (e.g. main, '
                         'with its collections/ansible_collections/netpool/ipam link) in the same rounds')
-    parser.add_argument('--skip', nargs='*', default=[], choices=('reserve', 'role'),
+    parser.add_argument('--free', action='store_true', help='also run the role in a play with strategy: free')
+    parser.add_argument('--skip', nargs='*', default=[], choices=('reserve', 'role', 'role-unchecked', 'floors', 'read'),
                         help='leave out these plays (and their reruns)')
     parser.add_argument('--tree', help='run the plays against the collection of this checkout (with its '
                         'collections/ansible_collections/netpool/ipam link), e.g. main in a temporary directory, '
@@ -294,7 +307,7 @@ def main():
         print('collection: %s' % _common.ROOT)
     print('machine: %s; load average before: %.2f' % (machine(), os.getloadavg()[0]))
     before = os.path.abspath(args.before) if args.before else None
-    ordered = [bench(hosts, args.forks, args.rounds, args.store, before, args.skip) for hosts in args.hosts]    # every size runs
+    ordered = [bench(hosts, args.forks, args.rounds, args.store, before, args.skip, args.free) for hosts in args.hosts]    # every size runs
     print('load average after: %.2f' % os.getloadavg()[0])
     return 0 if all(ordered) else 1
 

@@ -5,21 +5,21 @@
 """What the reserve role does, in Python rather than in templates.
 
 This is a private module: it may change at any time. The role (roles/reserve/tasks/main.yml) runs the action
-``netpool.ipam.reserve_request`` (plugins/action/reserve_request.py):
+``netpool.ipam._reserve_request`` (plugins/action/_reserve_request.py):
 
 1. on every host: the host's request, its role variables as they are for that host (``REQUEST``) and the store
-   settings of ``module_defaults`` (``settings``), checked against the role's spec (``validate``). Where the play
-   runs its hosts together and nothing can skip the task run once (``batched``), the request waits for it, and the
-   task is ``changed`` when the host's address changes (``changes``: what its owner holds now, read for that
-   host). Otherwise the host's request is reserved there and then, alone (``batch`` of one request);
-2. once, after them, when the requests wait for it (``batch``): the requests checked and grouped
-   (``group_requests``: one ``owners`` call of netpool.ipam.reservation per state, pool, key, settings and store,
-   in inventory order), each group reserved in one transaction (``_inprocess.run_task``), and the index of what
-   each host got (``facts``);
-3. a ``set_fact`` of the role's facts (``ipam_address``...) as templates that read, for the host they are read
-   for, that host's entry: in its own request's result (reserved alone) or in the index of step 2 (``fact``). A
-   value set by a task run once is the same on every host; a template evaluated where it is read gives each host
-   its own. ``trust_as_template`` (ansible-core's public templating API) marks them as templates.
+   settings of ``module_defaults`` (``settings``), checked against the role's spec (``validate``), marked with the
+   run of the role it belongs to (Ansible's ``role_uuid``: each ``roles:`` entry, ``import_role`` and
+   ``include_role`` is a run of its own). Where the play runs its hosts together and nothing can skip the task run
+   once (``batched``), the request waits for it. Otherwise the host's request is reserved there and then, alone
+   (``batch`` of one request);
+2. once, after them, when the requests wait for it (``batch``): the requests of this run of the role, checked and
+   grouped (``group_requests``: one ``owners`` call of netpool.ipam.reservation per state, pool, key, settings and
+   store, in inventory order), each group reserved in one transaction (``_inprocess.run_task``); a batch of several
+   groups is first run in check mode as a whole, and nothing is written if any group would fail; and
+   the index of what each host got (``facts``);
+3. a ``set_fact`` on every host of the role's facts (``ipam_address``...), values read from the host's entry, and
+   ``changed`` where the host's address changed in the store.
 """
 
 from __future__ import annotations
@@ -32,18 +32,15 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.loader import strategy_loader
 from ansible.plugins.strategy.linear import StrategyModule as LinearStrategy
-from ansible.template import trust_as_template
 
-from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv, _secrets
-from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
-from ansible_collections.netpool.ipam.plugins.module_utils._task._options import STORE_TOKEN_ENV
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _secrets
 # the local stores the role's tasks open, and their free space (plain imports: each worker that runs a task would
 # import them otherwise)
 from ansible_collections.netpool.ipam.plugins.module_utils._space import _spans  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json, _sqlite  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _inprocess
 
-# (role variable, request field): what netpool.ipam.reserve_request reads from the host's variables.
+# (role variable, request field): what netpool.ipam._reserve_request reads from the host's variables.
 REQUEST = (('ipam_state', 'state'), ('ipam_owner', 'owner'), ('ipam_pool', 'pool'), ('ipam_key', 'key'),
            ('ipam_family', 'family'), ('ipam_ttl', 'ttl'), ('ipam_static_address', 'address'), ('ipam_mac', 'mac'),
            ('ipam_align_with', 'align_with'),
@@ -55,21 +52,12 @@ REQUEST = (('ipam_state', 'state'), ('ipam_owner', 'owner'), ('ipam_pool', 'pool
 PROBE = ('probe', 'probe_timeout', 'probe_tries')
 STORE = ('store', 'store_token', 'timeout', 'namespace', 'validate_certs')
 GROUP = 'group/netpool.ipam.all'
-# The facts the role sets, each a field of the host's entry (see ``facts``), read with a default: a host the role
-# has not reserved for has no entry. The entry is in the host's own request's result when it was reserved alone,
-# else in the index of the task run once.
-ENTRY = ('(__reserve_request.entry | default(__reserve_batch.hosts[inventory_hostname] | default(none)) '
-         '| default({}, true))')
+# The facts the role sets (roles/reserve/tasks/main.yml), each a field of the host's entry (``facts``).
+FACTS = ('ipam_reservation', 'ipam_reservation6', 'ipam_released', 'ipam_reservations', 'ipam_dns', 'ipam_address',
+         'ipam_cidr', 'ipam_gateway', 'ipam_prefix_length', 'ipam_netmask', 'ipam_address6', 'ipam_cidr6')
 ADDRESS_FIELDS = ('address', 'cidr', 'gateway', 'prefix_length', 'netmask')
 # With ipam_family dual, the fields of the IPv6 reservation (ipam_reservation6): ipam_address6, ipam_cidr6.
 ADDRESS6_FIELDS = ('address6', 'cidr6')
-FACTS = dict(
-    [('ipam_reservation', '{{ %s.reservation | default(none) }}'),
-     ('ipam_reservation6', '{{ %s.reservation6 | default(none) }}'),
-     ('ipam_released', '{{ %s.released | default([]) }}'),
-     ('ipam_reservations', '{{ %s.reservations | default({}) }}'),
-     ('ipam_dns', '{{ %s.dns | default([]) }}')]
-    + [('ipam_' + field, '{{ %%s.%s | default(none) }}' % field) for field in ADDRESS_FIELDS + ADDRESS6_FIELDS])
 
 
 #: the type of each role variable that is not a string, and the choices of those that have some
@@ -140,14 +128,6 @@ def batched(task):
     return bool(strategy) and _runs_hosts_together(strategy)
 
 
-def entry_of(request_result, batch_result, host):
-    """The entry of ``host`` that the role's last run in the play gave it (its facts read it), or None."""
-    if isinstance(request_result, dict) and isinstance(request_result.get('entry'), dict):
-        return request_result['entry']
-    hosts = batch_result.get('hosts') if isinstance(batch_result, dict) else None
-    return hosts.get(host) if isinstance(hosts, dict) else None
-
-
 # ipam_* names the collection reads or sets besides the role arguments (meta/argument_specs.yml of each role).
 OTHER_NAMES = set(FACTS) | {'ipam_namespaces', 'ipam_repair', 'ipam_drift'}   # ipam_drift: the drift role's fact
 
@@ -155,11 +135,6 @@ OTHER_NAMES = set(FACTS) | {'ipam_namespaces', 'ipam_repair', 'ipam_drift'}   # 
 def _set(value):
     """A request value that says something: not left out, not empty."""
     return value is not None and value != ''
-
-
-def fact(name):
-    """The template of role fact ``name``: the host's own entry, wherever it is read."""
-    return trust_as_template(FACTS[name] % ENTRY)
 
 
 def role_names():
@@ -211,74 +186,6 @@ def settings(request, defaults):
     module's default)."""
     return dict((name, request[name] if _set(request.get(name)) else defaults.get(name)) for name in STORE
                 if _set(request.get(name)) or _set(defaults.get(name)))
-
-
-def scope(request):
-    """What a request reads and writes: ``(store location, namespace, pool, key)``; pool and key are None when
-    not set (a release of every key, or of every pool)."""
-    present = (request.get('state') or 'present') != 'absent'
-    pool = request['pool'] if _set(request.get('pool')) else None
-    key = request['key'] if _set(request.get('key')) else ('default' if present else None)
-    return (_runner.store_location(request, os.getcwd()),
-            request['namespace'] if _set(request.get('namespace')) else 'default', pool, key)
-
-
-def owner(request):
-    return request['owner'] if _set(request.get('owner')) else request['host']
-
-
-def changes(request):
-    """Whether the request changes its host's address (``moves``), from what its owner holds now in the request's
-    scope (``Service.held``, one read); False when the store cannot be read (the batch then says why)."""
-    who = owner(request)
-    where = scope(request)
-    params = dict(request)
-    if not _set(params.get('store_token')):     # the reservation module's fallback
-        params['store_token'] = os.environ.get(STORE_TOKEN_ENV)
-    if (request.get('state') or 'present') != 'absent' and _set(request.get('align_with')):
-        return aligned_changes(params, request, who, where)
-    try:
-        held = _runner.with_service(params, os.getcwd(), lambda service: service.held(
-            [who], where[1], where[2], where[3]))
-    except Exception:  # pylint: disable=broad-except  # the batch reports what is wrong
-        return False
-    return moves(request, held[who])
-
-
-def aligned_changes(params, request, who, where):
-    """``changes`` of a request with ``ipam_align_with``: where the aligned address is depends on the other pool, so
-    the request is made in check mode (reads only) and its diff says whether the address changes."""
-    family = request.get('family') if _set(request.get('family')) else None
-    try:
-        result = _runner.with_service(params, os.getcwd(), lambda service: service.reserve(
-            where[2], who, key=where[3], namespace=where[1], family=family, align_with=request['align_with'],
-            check=True))
-    except Exception:  # pylint: disable=broad-except  # the batch reports what is wrong
-        return False
-    before, after = result['diff']['before'], result['diff']['after']
-    if 'reservation6' in after:         # family: dual
-        pairs = [(before.get(half) or {}, after.get(half) or {}) for half in ('reservation', 'reservation6')]
-    else:
-        pairs = [(before or {}, after or {})]
-    return any(old.get('address') != new.get('address') for old, new in pairs)
-
-
-def moves(request, held):
-    """Whether the request changes its host's address, from ``held``: what its owner holds now in the pool
-    (under the key; ``Service.held``). A reservation is made, moved to a static address or released: the
-    role marks the host ``changed``. A lease renewed or metadata updated is no change of address."""
-    if (request.get('state') or 'present') == 'absent':
-        return bool(held)
-    if not held or (request.get('family') == 'dual' and len(held) < 2):
-        return True     # with family dual, a host holding one family gets the other
-    if not _set(request.get('address')):
-        return False
-    try:
-        address = iv.parse_address(request['address'])
-        wanted = iv.to_str(address.version, int(address))
-    except ValueError:
-        return False    # the reservation says what is wrong with it
-    return all(r['address'] != wanted for r in held)
 
 
 def mac_facts(facts, key=None):
@@ -392,17 +299,56 @@ def _add_host(group, request):
 
 
 def batch(requests, check=False):
-    """The requests reserved (``reserve_request`` with ``batch``, or one host's alone): grouped
+    """The requests reserved (``_reserve_request`` with ``batch``, or one host's alone): grouped
     (``group_requests``), each group reserved or released by one call of netpool.ipam.reservation (one
     transaction, as its task would be, ``_inprocess.run_task``), and the index of what each host got (``facts``),
-    each host's ``previous`` entry (what the role gave it earlier in the play) carried on."""
-    previous = {'hosts': dict((r['host'], r['previous']) for r in requests or () if r.get('previous'))}
+    each host's ``previous`` entry (what the role gave it earlier in the play) carried on.
+
+    The batch is one decision: with several groups (one transaction each, maybe in several stores), every group is
+    first run in check mode, and if one would fail, none is run. Only a group that fails although its
+    check passed (another writer took its addresses meanwhile, or an earlier group of the same pool did) fails
+    after the groups before it were written; its message names the hosts reserved and those not (``_partial``).
+    """
+    # what an earlier run gave each host; not a change of this run
+    previous = {'hosts': dict((r['host'], dict(r['previous'], changed=False)) for r in requests or ()
+                              if r.get('previous'))}
     grouping = group_requests(requests)
     if grouping['error']:
         return facts({'results': []}, {'groups': [{'error': grouping['error']}]}, previous, check)
-    results = [_inprocess.run_task('reservation', dict(group['args'], **group['defaults']), check=check, diff=True)
-               for group in grouping['groups']]
-    return facts({'results': results}, grouping, previous, check)
+    groups = grouping['groups']
+    if len(groups) > 1 and not check:
+        predicted = facts({'results': [_call(group, True) for group in groups]}, grouping, previous)
+        if predicted['fatal']:
+            return dict(predicted, hosts=previous['hosts'], table=[], changed=[],
+                        fatal=predicted['fatal'] + ' Nothing was written for any host of the batch.')
+    results = []
+    for group in groups:
+        results.append(_call(group, check))
+        if results[-1].get('failed') and not (check and results[-1].get('error') == 'pool_not_found'):
+            break
+    index = facts({'results': results}, grouping, previous, check)
+    if index['fatal'] and len(groups) > 1:
+        index['fatal'] += _partial(groups, results)
+    return index
+
+
+def _call(group, check):
+    """The result of a group's call of netpool.ipam.reservation (check mode: predicted, nothing written)."""
+    return _inprocess.run_task('reservation', dict(group['args'], **group['defaults']), check=check, diff=True)
+
+
+def _partial(groups, results):
+    """What a batch that failed after a group was written says about it: the hosts reserved (written, kept) and
+    those that were not."""
+    written = [host for group, result in zip(groups, results) if not result.get('failed') for host, _o in group['hosts']]
+    others = [host for group in groups for host, _o in group['hosts'] if host not in written]
+    return (' Written before this failure, and kept: %s; not written: %s.'
+            % (_hosts(written) or 'no host', _hosts(others) or 'no host'))
+
+
+def _hosts(hosts):
+    """Hosts as a message lists them: the first ten, then how many more."""
+    return ', '.join(hosts) if len(hosts) <= 10 else '%s and %d more hosts' % (', '.join(hosts[:10]), len(hosts) - 10)
 
 
 def _owner_message(group, failure):
@@ -415,9 +361,7 @@ def _owner_message(group, failure):
             asking.extend('%s (ipam_static_address %s)' % (host, element['address'])
                           for host, owner in group['hosts'] if owner == element['owner'])
     who = ('asked by ' + ', '.join(asking) + '; ') if asking else ''
-    return 'netpool.ipam.reserve: %s: %s%s (error %s)' % (
-        ', '.join(hosts) if len(hosts) <= 10 else '%s and %d more hosts' % (', '.join(hosts[:10]), len(hosts) - 10),
-        who, msg, failure.get('error', 'unknown'))
+    return 'netpool.ipam.reserve: %s: %s%s (error %s)' % (_hosts(hosts), who, msg, failure.get('error', 'unknown'))
 
 
 def facts(results, grouping=None, previous=None, check=False):
@@ -442,8 +386,7 @@ def facts(results, grouping=None, previous=None, check=False):
             continue
         if result.get('failed'):
             if check and result.get('error') == 'pool_not_found':
-                lines.extend((host, 'no address (its pool does not exist yet: check mode)')
-                             for host, _owner in group['hosts'])
+                _to_be_created(group, hosts, lines, changed)
                 continue
             fatal = fatal or _secrets.hide(_owner_message(group, result), _secrets.find(group['defaults']))
             continue
@@ -463,6 +406,18 @@ def facts(results, grouping=None, previous=None, check=False):
     width = max([len(line[0]) for line in lines] + [7])
     table = ['%-*s %s' % (width, host, what) for host, what in lines]
     return {'hosts': hosts, 'fatal': fatal, 'table': table, 'changed': changed}
+
+
+def _to_be_created(group, hosts, lines, changed):
+    """In check mode, the hosts of a group whose pool does not exist yet: no address, and changed when they
+    reserve (the run that creates the pool reserves for them)."""
+    present = group['args']['state'] == 'present'
+    for host, _owner in group['hosts']:
+        lines.append((host, 'no address (its pool does not exist yet: check mode)'))
+        if present:
+            changed.append(host)
+        hosts[host] = _with_address_fields(dict(hosts.get(host) or {}, reservation=None, reservation6=None,
+                                                changed=present))
 
 
 def _holdings(group, result):

@@ -22,7 +22,7 @@ try:
 except ImportError:                 # Python < 3.11 has no tomllib: the check that needs it skips
     tomllib = None
 
-FILTERS = ['bind_zones', 'dnsmasq_hosts', 'etc_hosts', 'kea_dhcp4', 'kea_dhcp6', 'reserve_fact']
+FILTERS = ['bind_zones', 'dnsmasq_hosts', 'etc_hosts', 'kea_dhcp4', 'kea_dhcp6']
 
 
 def test_version_is_1_or_greater_everywhere():
@@ -67,6 +67,10 @@ def test_galaxy_importer_accepts_the_tarball_and_lists_each_filter(tarball, tmp_
     result = json.loads(out[out.index('\n{') + 1:])
     filters = sorted(c['name'] for c in result['contents'] if c['content_type'] == 'filter')
     assert filters == FILTERS
+    # the roles' internal plugins: private names, and a description that says so first
+    internal = [c for c in result['contents'] if c['content_type'] == 'module' and c['name'].startswith('_')]
+    assert sorted(c['name'] for c in internal) == ['_pools_check', '_reserve_request'], internal
+    assert all(c['description'].startswith('Internal to role netpool.ipam.') for c in internal), internal
     assert all(c['description'] for c in result['contents'] if c['content_type'] in ('filter', 'module', 'lookup'))
     assert 'WARNING' not in out.split('\n{', 1)[0], out
 

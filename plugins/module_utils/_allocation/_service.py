@@ -434,23 +434,6 @@ class Service(PoolOperations):
             return self.results.released(released)
 
     # -- reading --------------------------------------------------------
-    def held(self, owners, namespace='default', pool=None, key=None):
-        """What each of ``owners`` holds now (in ``pool``, under ``key``, when given): ``{owner: [{'pool',
-        'key', 'address'}]}``, in one read (one question for them all when ``pool`` and ``key`` are given). An
-        expired lease is not held. The reserve role compares each host's request with it to say whether the
-        host's address changes (``plugin_utils/_reserve.moves``)."""
-        with self.store.transaction(write=False):
-            now = self._stamp()
-            if pool is not None and key is not None:
-                found = [r for rs in self.store.get_reservations(namespace, pool, owners, key).values() for r in rs]
-            else:
-                found = [r for owner in owners for r in self.store.find_reservations(namespace, pool, owner, key)]
-            held = dict((owner, []) for owner in owners)
-            for r in found:
-                if not r.expired(now):
-                    held[r.owner].append({'pool': r.pool, 'key': r.key, 'address': r.address_str})
-            return held
-
     def get(self, pool, owner, key='default', namespace='default', family=None):
         """The reservation dict (of ``family`` ipv4 or ipv6, if given), or None (the lookup without allocate):
         ``Results.get``."""

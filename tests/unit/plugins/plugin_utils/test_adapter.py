@@ -179,7 +179,7 @@ def test_the_reserve_role_imports_the_local_stores_and_nothing_it_does_not_need(
     """The reserve role's action imports the local stores its tasks open, and neither the NetBox store
     (``requests``), dnspython (a reservation without a hostname needs none) nor ``urllib.request`` (``ssl``)."""
     code = ('import sys\n'
-            'from ansible_collections.netpool.ipam.plugins.action import reserve_request\n'
+            'from ansible_collections.netpool.ipam.plugins.action import _reserve_request\n'
             'print(sorted(m for m in sys.modules if "._stores." in m or m.split(".")[0] in '
             '("requests", "psycopg", "dns", "ssl", "urllib") and m != "urllib.parse"))\n')
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))

@@ -4,11 +4,14 @@
 
 """What the reserve role does once for the play (plugin_utils/_reserve.py): plan, facts, misspellings."""
 
+import json
 import os
+import subprocess
 
 import yaml
 
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _reserve
+from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
 STORE = 'postgresql://u:pw-SECRET@127.0.0.1/db'
@@ -93,31 +96,6 @@ def test_the_types_the_request_converts_to_are_the_role_spec_s():
     assert set(types) == set(name for name, _field in _reserve.REQUEST)
 
 
-def test_moves_says_whether_the_address_of_the_host_changes():
-    held = [{'pool': 'web', 'key': 'default', 'address': '2001:db8::1'}]
-    assert _reserve.moves({'pool': 'web'}, []) is True
-    assert _reserve.moves({'pool': 'web'}, held) is False
-    assert _reserve.moves({'pool': 'web', 'address': '2001:db8:0::1'}, held) is False
-    assert _reserve.moves({'pool': 'web', 'address': '2001:db8::2'}, held) is True
-    assert _reserve.moves({'state': 'absent'}, held) is True
-    assert _reserve.moves({'state': 'absent', 'pool': 'web'}, []) is False
-
-
-def test_changes_reads_what_the_owner_holds_in_the_requests_scope(tmp_path, monkeypatch):
-    from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _adapter
-    monkeypatch.chdir(tmp_path)
-    for pool, cidr in (('web', '10.70.0.0/24'), ('db', '10.71.0.0/24')):
-        assert not _adapter.run_task('pool', {'name': pool, 'cidr': cidr, 'store': 'ipam.sqlite'}).get('failed')
-    assert not _adapter.run_task('reservation', {'pool': 'web', 'owner': 'a', 'store': 'ipam.sqlite'}).get('failed')
-    a, b = ({'host': host, 'pool': 'web', 'store': 'ipam.sqlite'} for host in 'ab')
-    assert _reserve.changes(a) is False and _reserve.changes(b) is True
-    assert not _adapter.run_task('reservation', {'pool': 'db', 'owner': 'b', 'store': 'ipam.sqlite'}).get('failed')
-    assert _reserve.changes(dict(b, pool='db')) is False
-    assert _reserve.changes(dict(a, pool='db')) is True
-    # a store that cannot be read changes nothing here: the batch says what is wrong
-    assert _reserve.changes(dict(a, store='postgresql://127.0.0.1:1/none', timeout=1)) is False
-
-
 def test_validate_converts_each_variable_to_its_type_and_names_what_is_wrong():
     values, message = _reserve.validate({'ipam_store_timeout': '5', 'ipam_pool': 'web', 'ipam_force': 'yes'})
     assert message == '' and values == {'ipam_store_timeout': 5, 'ipam_pool': 'web', 'ipam_force': True}
@@ -137,3 +115,42 @@ def test_facts_give_each_host_of_a_group_its_own_address_fields():
     assert [(state['hosts'][h]['address'], state['hosts'][h]['cidr'], state['hosts'][h]['dns']) for h in 'ab'] == [
         ('10.0.0.1', '10.0.0.1/24', ['10.0.0.53']), ('10.0.0.2', '10.0.0.2/24', ['10.0.0.53'])]
     assert state['changed'] == ['a', 'b']
+
+
+def test_the_roles_internal_plugins_are_private_by_name_and_say_so_first():
+    """What ansible-doc lists (and so Galaxy and the docsite index): a plugin that only a role of the collection runs
+    has a private name (a leading underscore) and a description that starts by saying it is internal; no other
+    plugin says so. The reserve role's facts need no filter of their own."""
+    env = ansible_env(ANSIBLE_COLLECTIONS_PATH=os.path.join(os.path.realpath(ROOT), 'collections'))
+    internal = []
+    for kind in ('module', 'filter'):
+        listed = subprocess.run([ansible_bin('ansible-doc'), '-t', kind, '-l', 'netpool.ipam', '--json'], cwd=ROOT,
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=False)
+        assert listed.returncode == 0, listed.stderr
+        for name, description in json.loads(listed.stdout).items():
+            private = name.split('.')[-1].startswith('_')
+            assert private == ('internal' in description.lower()), (name, description)
+            assert description.startswith('Internal to role netpool.ipam.') or not private, (name, description)
+            if private:
+                internal.append(name)
+    assert sorted(internal) == ['netpool.ipam._pools_check', 'netpool.ipam._reserve_request'], internal
+
+
+def test_a_batch_of_several_groups_writes_nothing_unless_each_group_can_be_written(tmp_path, monkeypatch):
+    """Checked whole first: a group that would fail (here its pool does not exist) leaves the others unwritten.
+    A group whose check passed but that fails when written (two groups of one pool competing for its last two
+    addresses) says which hosts were written and which were not."""
+    from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _adapter
+    monkeypatch.chdir(tmp_path)
+    assert not _adapter.run_task('pool', {'name': 'small', 'cidr': '10.80.0.0/24', 'store': 'ipam.sqlite',
+                                          'ranges': ['10.80.0.10-10.80.0.11']}).get('failed')
+    a, b = ({'host': host, 'pool': 'small', 'store': 'ipam.sqlite'} for host in 'ab')
+    state = _reserve.batch([a, b, {'host': 'c', 'pool': 'missing', 'store': 'ipam.sqlite'}])
+    assert 'pool_not_found' in state['fatal'] and 'Nothing was written for any host of the batch.' in state['fatal']
+    assert state['hosts'] == {} and _adapter.run_task('info', {'pool': 'small', 'store': 'ipam.sqlite'})[
+        'reservations'] == []
+    state = _reserve.batch([a, b, {'host': 'c', 'pool': 'small', 'key': 'eth1', 'store': 'ipam.sqlite'}])
+    assert 'pool_exhausted' in state['fatal'], state['fatal']
+    assert state['fatal'].endswith('Written before this failure, and kept: a, b; not written: c.'), state['fatal']
+    held = _adapter.run_task('info', {'pool': 'small', 'store': 'ipam.sqlite'})['reservations']
+    assert sorted(r['owner'] for r in held) == ['a', 'b']

@@ -273,7 +273,7 @@ def test_changed_counts_the_hosts_whose_address_changed_whatever_type_e_gives(tm
 
 def test_the_role_runs_on_public_interfaces_only():
     """No file of the role's machinery reaches into ansible-core's private names, forks or warms a cache."""
-    paths = [os.path.join(ROOT, 'plugins', 'action', 'reserve_request.py'),
+    paths = [os.path.join(ROOT, 'plugins', 'action', '_reserve_request.py'),
              os.path.join(ROOT, 'plugins', 'plugin_utils', '_reserve.py'),
              os.path.join(ROOT, 'roles', 'reserve', 'tasks', 'main.yml')]
     for path in paths:
@@ -282,3 +282,144 @@ def test_the_role_runs_on_public_interfaces_only():
         for private in ('_requires_connection', '_ansible_verbose_always', 'register_host_variables',
                         'VariableLayer', 'meta: end_batch', 'TemporaryFile', 'os.fork', 'getpid'):
             assert private not in text, (path, private)
+
+
+# Later runs of the role in the same playbook: one that a `when` skips for every host, one that skips one host, a
+# release between two runs. The facts each host ends with are written after each play ('FACTS' lines).
+RUNS = """
+- name: Declare the pools
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Pools
+      netpool.ipam.pool:
+        name: "{{ item.0 }}"
+        cidr: "{{ item.1 }}"
+      loop: [[p, 10.64.0.0/24], [q, 10.65.0.0/24], [r, 10.66.0.0/24]]
+
+- name: A second run of the role that a when skips for every host
+  hosts: nodes
+  gather_facts: false
+  strategy: STRATEGY
+  roles:
+    - {role: netpool.ipam.reserve, ipam_pool: p}
+    - {role: netpool.ipam.reserve, ipam_pool: q, ipam_key: eth1, when: want_storage}
+  vars:
+    want_storage: false
+  tasks:
+    - name: Facts after the roles
+      ansible.builtin.debug:
+        msg: "FACTS roles {{ inventory_hostname }} {{ ipam_address | default('UNSET') }}"
+
+- name: A release, then a run of the role that skips h01 (whose released address must stay released)
+  hosts: nodes
+  gather_facts: false
+  strategy: STRATEGY
+  tasks:
+    - name: Release h01 in p
+      netpool.ipam.reservation: {pool: p, owner: h01, state: absent}
+      delegate_to: localhost
+      run_once: true
+    - name: The role in q, but on h01
+      ansible.builtin.include_role:
+        name: netpool.ipam.reserve
+      vars:
+        ipam_pool: q
+      when: inventory_hostname != 'h01'
+    - name: Facts after the include
+      ansible.builtin.debug:
+        msg: "FACTS include {{ inventory_hostname }} {{ ipam_address | default('UNSET') }}"
+    - name: The role in r by import_role, but on h02
+      ansible.builtin.import_role:
+        name: netpool.ipam.reserve
+      vars:
+        ipam_pool: r
+      when: inventory_hostname != 'h02'
+    - name: Facts after the includes
+      ansible.builtin.debug:
+        msg: "FACTS includes {{ inventory_hostname }} {{ ipam_address | default('UNSET') }}"
+"""
+
+
+def shown(out, play):
+    """host -> ipam_address, as the play called ``play`` wrote it ('FACTS' lines)."""
+    return dict(re.findall(r'"FACTS %s (h\d\d) (\S*)"' % play, out))
+
+
+def holdings(tmp_path):
+    """{(owner, pool): address} the store holds, and each owner's history in pool p: [(action, address)]."""
+    with sqlite3.connect(str(tmp_path / 'ipam.sqlite')) as db:
+        held = dict(((owner, pool), address) for owner, pool, address in db.execute(
+            "SELECT owner, pool, json_extract(data, '$.address') FROM reservation"))
+        history = db.execute("SELECT owner, pool, action FROM history WHERE object = 'reservation' ORDER BY id")
+        return held, [dict(zip(('owner', 'pool', 'action'), row)) for row in history]
+
+
+@pytest.mark.parametrize('strategy', ['linear', 'free', 'host_pinned', 'debug'])
+def test_later_runs_keep_the_facts_of_the_hosts_they_skip_and_replay_no_request(tmp_path, strategy):
+    code, out = run(tmp_path, RUNS.replace('STRATEGY', strategy))
+    assert code == 0, out
+    held, history = holdings(tmp_path)
+    # the run that a when skips leaves every host with its address in p
+    roles = shown(out, 'roles')
+    assert sorted(roles) == HOSTS and all(roles[h] == held.get((h, 'p'), roles[h]) for h in HOSTS), out
+    assert all(address.startswith('10.64.0.') for address in roles.values()), out
+    # h01's release is not undone by the run in q that skips it: it holds nothing in p, reserved once, released once
+    assert (('h01', 'p') not in held and ('h01', 'q') not in held), (held, out)
+    h01 = [(entry.get('action'), entry.get('pool')) for entry in history if entry.get('owner') == 'h01']
+    assert [action for action, pool in h01 if pool == 'p'] == ['reserve', 'release'], (h01, out)
+    # after the include in q: h01 keeps its facts of p (the include skipped it), the others have q's
+    include = shown(out, 'include')
+    assert include == dict((h, roles[h] if h == 'h01' else held[(h, 'q')]) for h in HOSTS), out
+    # after the import in r: h02 keeps its address in q (the import skipped it), the others have r's
+    includes = shown(out, 'includes')
+    assert includes == dict((h, held[(h, 'q' if h == 'h02' else 'r')]) for h in HOSTS), out
+
+
+# a batch of two groups: the hosts in p, and h03 in q with a static address outside q
+TWO_GROUPS = """
+- name: Reserve, h03 in q with an address outside it
+  hosts: nodes
+  gather_facts: false
+  strategy: STRATEGY
+  pre_tasks:
+    - name: Pool q
+      netpool.ipam.pool: {name: q, cidr: 10.65.0.0/24}
+      delegate_to: localhost
+      run_once: true
+      changed_when: false
+  roles:
+    - role: netpool.ipam.reserve
+      vars:
+        ipam_pool: "{{ 'q' if inventory_hostname == 'h03' else 'p' }}"
+        ipam_static_address: "{{ '192.0.2.7' if inventory_hostname == 'h03' else omit }}"
+"""
+
+
+@pytest.mark.parametrize('strategy', ['linear', 'free', 'host_pinned', 'debug'])
+def test_a_batch_of_several_groups_is_one_decision_and_changed_says_what_the_store_holds(tmp_path, strategy):
+    code, out = run(tmp_path, TWO_GROUPS.replace('STRATEGY', strategy))
+    assert code != 0, out
+    assert 'h03 (ipam_static_address 192.0.2.7)' in out and '(error address_out_of_pool)' in out, out
+    recap = dict(re.findall(r'^(h\d\d) +: ok=\d+ +changed=(\d+)', out, re.M))
+    if strategy in ('linear', 'debug'):
+        # one batch: nothing written for any host, and no host counted changed
+        assert held(tmp_path) == {}, out
+        assert 'Nothing was written for any host of the batch.' in out, out
+        assert all(n == '0' for n in recap.values()), out
+        assert recap or strategy == 'debug', out    # the debug strategy stops in its debugger (no stdin): no recap
+    else:
+        # each host on its own: h03 fails alone, the others hold their address, and only they changed
+        others = [h for h in HOSTS if h != 'h03']
+        assert sorted(held(tmp_path)) == others, out
+        assert recap == dict((h, '0' if h == 'h03' else '1') for h in HOSTS), out
+
+
+def test_a_play_started_inside_the_role_says_where_to_start(tmp_path):
+    for task in ('Reserve or release the addresses of every host of the batch, in inventory order',
+                 'Set the address facts of every host'):
+        code, out = run(tmp_path, ROLE, '--start-at-task', task)
+        assert code != 0, out
+        assert "'__reserve_request' is undefined" not in out, out
+        assert 'netpool.ipam.reserve: this host has no request of this run of the role' in out, out
+        assert held(tmp_path) == {}, out

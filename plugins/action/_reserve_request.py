@@ -2,20 +2,22 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Action plugin of netpool.ipam.reserve_request: internal to the reserve role (plugin_utils/_reserve.py).
+"""Action plugin of netpool.ipam._reserve_request: internal to the reserve role (plugin_utils/_reserve.py).
 
 Without options, the role's one task on every host: the host's request, its role variables as they are for that
 host (inventory, group, play vars, role parameters, role defaults: the task's variables), templated and checked
 against the role's documented variables. A host whose variables are wrong fails alone, before anything is written.
-Then, where the play runs its hosts task by task together and no condition may skip the role's task run once (see
-``_reserve.batched``), the request waits for that task (``batched``: true) and this task is ``changed`` when the
-host's address will change; otherwise the host's address is reserved here, for this host alone, and the result
-holds its entry (``entry``).
+The request names the run of the role it belongs to (``run``: Ansible's ``role_uuid``). Then, where the play runs
+its hosts task by task together and no condition may skip the role's task run once (see ``_reserve.batched``), the
+request waits for that task (``batched``: true); otherwise the host's address is reserved here, for this host alone,
+and the result holds its entry (``entry``) and is ``changed`` when the host's address changed.
 
-With ``batch``, run once after it: the requests of every host of the batch that waits for it, read through
-``hostvars``, reserved in inventory order, one transaction per group (``_reserve.batch``). The result is the index
-of what each host got (``hosts``) and the table; a failure (a conflict between hosts, the store) fails every host
-of the batch, and nothing was written.
+With ``batch``, run once after it: the requests of this run of the role of every host of the batch that waits for
+it, read through ``hostvars`` (a request an earlier run registered is not this run's: a host that this run skips
+keeps what it holds), reserved in inventory order, one transaction per group (``_reserve.batch``). The result is
+the index of what each host got (``hosts``) and the table; a failure (a conflict between hosts, the store) fails
+every host of the batch, and its message says which hosts were written (none, unless a group failed after its
+check in check mode had passed).
 """
 
 from __future__ import annotations
@@ -69,10 +71,11 @@ class ActionModule(ActionBase):
             _reserve.group_defaults(self._task.module_defaults))))
         facts = _reserve.mac_facts(task_vars.get('ansible_facts'), request.get('key'))
         request['facts'] = self._templar.template(facts) if facts else {}
-        request['previous'] = _reserve.entry_of(task_vars.get('__reserve_request'), task_vars.get('__reserve_batch'),
-                                                host)
+        previous = task_vars.get('__reserve_entry')
+        request['previous'] = previous if isinstance(previous, dict) and previous else None
+        run = task_vars.get('role_uuid')
         if _reserve.batched(self._task):
-            result.update(request=request, batched=True, changed=_reserve.changes(request))
+            result.update(request=request, batched=True, run=run, changed=False)
             return result
         check = bool(self._task.check_mode)
         index = _reserve.batch([request], check=check)
@@ -80,7 +83,7 @@ class ActionModule(ActionBase):
             result.update(failed=True, msg=index['fatal'])
             return result
         entry = index['hosts'].get(host) or {}
-        result.update(batched=False, entry=entry, table=index['table'], changed=bool(entry.get('changed')))
+        result.update(batched=False, run=run, entry=entry, table=index['table'], changed=bool(entry.get('changed')))
         return result
 
     def _batch(self, result, task_vars):
@@ -90,12 +93,14 @@ class ActionModule(ActionBase):
                             % (name, nearest))
         this_pass = set(task_vars.get('ansible_play_batch') or ())     # Ansible's batch: the hosts of this serial pass
         hostvars = task_vars.get('hostvars') or {}
+        run = task_vars.get('role_uuid')
         requests = []
         for host in task_vars.get('ansible_play_hosts_all') or ():
             if host not in this_pass:
                 continue
             registered = hostvars[host].get('__reserve_request')
-            if isinstance(registered, dict) and registered.get('batched') and 'request' in registered:
+            if isinstance(registered, dict) and registered.get('batched') and registered.get('run') == run \
+                    and 'request' in registered:
                 requests.append(registered['request'])
         try:
             index = _reserve.batch(requests, check=bool(self._task.check_mode))

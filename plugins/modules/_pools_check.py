@@ -7,12 +7,14 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 DOCUMENTATION = r"""
-module: pools_check
-short_description: Warns about the variables of the pools role (internal to the role)
+module: _pools_check
+short_description: Internal to role netpool.ipam.pools, not for playbooks - warns about the role's variables
 version_added: 1.1.0
 description:
-  - Used by role C(netpool.ipam.pools) (its C(tasks/main.yml)), once, before it declares anything. Its options and
-    output may change with the role.
+  - B(Internal:) a part of role C(netpool.ipam.pools) (its C(tasks/main.yml)), run once before it declares
+    anything; not for use in playbooks or roles of your own. Its name, options and output may change in any
+    release, with the role. Run the role instead (R(Roles and playbooks,ansible_collections.netpool.ipam.docsite.roles)).
+  - Named C(pools_check) in 1.0.0; the leading underscore marks it private.
   - Warns, never fails, about an C(ipam_) variable that no role of the collection reads and that looks like one that
     a role does (C(ipam_pols) for C(ipam_pools)), as role C(netpool.ipam.reserve) does.
   - With O(pools) empty, warns that there is nothing to declare, and names a variable that looks like C(ipam_pools)
@@ -54,7 +56,7 @@ def main():
     # The action plugin does the work, on the controller; the module itself is never sent to a host.
     module = AnsibleModule(argument_spec=dict(pools=dict(type='list', elements='dict', default=[])),
                            supports_check_mode=True)
-    module.fail_json(msg='netpool.ipam.pools_check runs on the controller (its action plugin), as part of '
+    module.fail_json(msg='netpool.ipam._pools_check runs on the controller (its action plugin), as part of '
                          'role netpool.ipam.pools')
 
 

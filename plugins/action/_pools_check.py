@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Action plugin of netpool.ipam.pools_check: internal to the pools role (roles/pools/tasks/main.yml).
+"""Action plugin of netpool.ipam._pools_check: internal to the pools role (roles/pools/tasks/main.yml).
 
 Run once, before the role declares anything; warns and never fails:
 

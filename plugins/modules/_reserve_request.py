@@ -7,11 +7,14 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 DOCUMENTATION = r"""
-module: reserve_request
-short_description: The request of one host to the reserve role, and the role's batch (internal to the role)
+module: _reserve_request
+short_description: Internal to role netpool.ipam.reserve, not for playbooks - a host's request and the role's batch
 version_added: 1.0.0
 description:
-  - Used by role C(netpool.ipam.reserve) (its C(tasks/main.yml)). Its options and output may change with the role.
+  - B(Internal:) a part of role C(netpool.ipam.reserve) (its C(tasks/main.yml)), not for use in playbooks or
+    roles of your own. Its name, options and output may change in any release, with the role. Run the role
+    instead (R(Roles and playbooks,ansible_collections.netpool.ipam.docsite.roles)).
+  - Named C(reserve_request) in 1.0.0; the leading underscore marks it private.
   - On every host, reads the host's request - the role's variables (C(ipam_pool), C(ipam_key)...) as they are for
     the host, from any level (inventory, group, play, role parameters, role defaults) - and checks it; a host whose
     variables are wrong fails alone. Where the play runs its hosts together (the C(linear) strategy and those built
@@ -86,7 +89,7 @@ def main():
     argument_spec = dict(batch=dict(type='bool', default=False))
     argument_spec.update(STORE_OPTIONS)
     module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
-    module.fail_json(msg='netpool.ipam.reserve_request runs on the controller (its action plugin), as part of '
+    module.fail_json(msg='netpool.ipam._reserve_request runs on the controller (its action plugin), as part of '
                          'role netpool.ipam.reserve')
 
 
