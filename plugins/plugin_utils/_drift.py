@@ -16,12 +16,20 @@ This is a private module: it may change at any time.
 
 from __future__ import annotations
 
-import netaddr
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _metadata
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
+    InvalidArgument, PoolNotFound, missing_library)
 
-from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument, PoolNotFound
+#: None where the controller's Python lacks it: the functions below then fail saying what to install
+netaddr = _metadata.netaddr
 
 #: the columns of the table, in order
 COLUMNS = ('missing', 'unreserved', 'foreign')
+
+
+def _need_netaddr():
+    if netaddr is None:
+        raise missing_library('netaddr', 'to compare the hosts with the store')
 
 
 def _address(value, host):
@@ -36,6 +44,7 @@ def _address(value, host):
 
 def configured(addresses, host):
     """The addresses ``host`` has configured, each once, in address order (IPv4 first)."""
+    _need_netaddr()
     if addresses is None:
         raise InvalidArgument('netpool.ipam.drift: no addresses for %s: gather its facts (ansible_all_ipv4_addresses, '
                               'ansible_all_ipv6_addresses) or set ipam_drift_addresses' % host)
@@ -69,6 +78,7 @@ def _pool_of(address, subnets):
 def drift(store, owner, addresses, pool=None):
     """``{missing, unreserved, foreign}`` of ``owner``, whose host has configured ``addresses``, against ``store``
     (a result of ``netpool.ipam.info`` for the whole namespace), in ``pool`` or every pool."""
+    _need_netaddr()
     subnets = _scope(store, pool)
     names = set(item[0] for item in subnets)
     holders = dict((netaddr.IPAddress(r['address']), r) for r in store.get('reservations') or [])

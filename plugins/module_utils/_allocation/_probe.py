@@ -125,6 +125,8 @@ def _missing(method):
 def local_networks():
     """``(interface, address, first, last)`` of each IPv4 address of the controller's interfaces (``ip -j``)."""
     try:
+        # on the controller, outside any module: no AnsibleModule.run_command to call
+        # pylint: disable-next=ansible-bad-function
         out = subprocess.run(['ip', '-j', '-4', 'addr', 'show'], stdin=subprocess.DEVNULL, capture_output=True,
                              check=False, timeout=10)
     except OSError:
@@ -152,6 +154,7 @@ def _run(commands, timeout, method, texts):
             try:
                 # an absolute path and close_fds=False let Python start it with posix_spawn (no fork of this
                 # process: a hundred start in tens of milliseconds); what this process opened is not inheritable
+                # pylint: disable-next=ansible-bad-function
                 started[i] = (subprocess.Popen([path[argv[0]]] + argv[1:], stdin=subprocess.DEVNULL,
                                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
                                                close_fds=False), time.monotonic())

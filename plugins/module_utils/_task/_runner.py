@@ -255,10 +255,12 @@ def run(name, params, check=False, diff=False, base_dir=None):
     """Run module ``name`` with its validated ``params``; the task result, or ``IpamError``. A task that made the
     store has ``store_created`` true, and a warning naming it."""
     created = []
-    if name == 'adopt':     # its source is a file on the controller: a relative path is relative to base_dir
-        operation = lambda service: _adopt(service, params, check, base_dir)      # noqa: E731
-    else:
-        operation = lambda service: OPERATIONS[name](service, params, check)     # noqa: E731
+
+    def operation(service):
+        if name == 'adopt':     # its source is a file on the controller: a relative path is relative to base_dir
+            return _adopt(service, params, check, base_dir)
+        return OPERATIONS[name](service, params, check)
+
     result = with_service(params, base_dir, operation, created=created)
     result['store'] = store_location(params, base_dir)
     if created:

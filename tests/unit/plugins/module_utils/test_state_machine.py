@@ -47,7 +47,6 @@ ansible-core) sets ``NETPOOL_IPAM_TEST_FUZZ=short``: the same rules with a tenth
 
 import copy
 import ipaddress
-import os
 import random
 import shutil
 import tempfile

@@ -26,7 +26,6 @@ SQLite, JSON and PostgreSQL (fewer examples); NetBox (which holds dual as two cl
 """
 
 import copy
-import os
 import random
 import shutil
 import tempfile

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Action plugin of netpool.ipam.drift_request: internal to the drift role (plugin_utils/_drift.py).
+"""Action plugin of netpool.ipam._drift_request: internal to the drift role (plugin_utils/_drift.py).
 
 On every host, the role's first task: the addresses the host has configured, checked (a host whose addresses are
 wrong fails alone), and whether the role reads the store once for the batch (``batched``: the play runs its hosts

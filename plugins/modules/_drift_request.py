@@ -7,11 +7,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 DOCUMENTATION = r"""
-module: drift_request
-short_description: What one host has configured, for the drift role (internal to the role)
+module: _drift_request
+short_description: Internal to role netpool.ipam.drift, not for playbooks - what one host has configured
 version_added: 1.1.0
 description:
-  - Used by role C(netpool.ipam.drift) (its C(tasks/main.yml)). Its options and output may change with the role.
+  - Internal: used by role C(netpool.ipam.drift) (its C(tasks/main.yml)). Its options and output may change with the role.
   - Checks the addresses the host has configured and says whether the role reads the store once for the batch of
     hosts (the play runs its hosts together, C(linear) and the strategies built on it, and no C(when) applies to the
     role) or each host reads it alone.
@@ -60,7 +60,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 def main():
     module = AnsibleModule(argument_spec=dict(addresses=dict(type='list', elements='str')), supports_check_mode=True)
-    module.fail_json(msg='netpool.ipam.drift_request runs on the controller, through its action plugin')
+    module.fail_json(msg='netpool.ipam._drift_request runs on the controller, through its action plugin')
 
 
 if __name__ == '__main__':
