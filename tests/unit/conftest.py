@@ -11,13 +11,18 @@ tests marked ``ansible_core``. A test is marked when its file
 
 - lies in a folder of plugins that ansible-core loads (``tests/unit/plugins/{action,filter,inventory,lookup,
   modules,plugin_utils}``) or of playbooks (``tests/unit/playbooks``), or
-- runs ansible-core itself: it starts ``ansible-playbook``, ``ansible-inventory`` or another of its commands, or
-  imports ``ansible`` (see ``_RUNS_ANSIBLE_CORE``).
+- uses ansible-core in its own process: it imports ``ansible``, or the collection's plugins that only
+  ansible-core loads (see ``_RUNS_ANSIBLE_CORE``).
+
+A ``module_utils`` test file that only drives a store through ``ansible-playbook`` (a fault journey, a
+transfer, the probe in a network namespace) is not marked: what it can find is in the store's code, the same on
+every ansible-core, and the playbook path it takes is the action plugins', which the marked tests run.
 
 The conformance suite (a class inheriting the contract, whatever its file), the allocator, the state machines
 and the other ``module_utils`` tests that drive the service directly import nothing of ansible-core, so they run
-once. The oldest set also pins the lowest psycopg the collection supports: the PostgreSQL store's own tests
-(``test_postgresql*.py``, but for the conformance suite) run there too, marked ``lowest_pins``.
+once. The oldest set also pins the lowest psycopg the collection supports: the PostgreSQL store's own tests of
+its psycopg use (``test_postgresql.py``, ``_psycopg``, ``_retry``, ``_round_trips``, but for the conformance
+suite) run there too, marked ``lowest_pins``.
 
 **netbox.** The tests of the session's real NetBox (tests/support/netbox_server.py) are marked ``netbox`` and put
 in one xdist group: ``make units`` (``--dist loadgroup``) runs them all on one worker, against one NetBox, while
@@ -38,12 +43,13 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _CORE_FOLDERS = tuple(os.path.join(_HERE, *parts) + os.sep for parts in (
     ('plugins', 'action'), ('plugins', 'filter'), ('plugins', 'inventory'), ('plugins', 'lookup'),
     ('plugins', 'modules'), ('plugins', 'plugin_utils'), ('playbooks',)))
-#: a test file that names one of these runs ansible-core: its commands (through tests/support's ``ansible_bin``
-#: or by name), its Python package, or the collection's plugin code that only ansible-core loads
+#: a test file that names one of these uses ansible-core in its own process: its Python package, or the
+#: collection's plugin code (action plugins, modules, the lookup...) that only ansible-core loads
 _RUNS_ANSIBLE_CORE = re.compile(
-    r"ansible_bin\(|'ansible-(playbook|inventory|doc|galaxy)'|^\s*(from|import) ansible[. ]|"
-    r"plugins\.(action|filter|inventory|lookup|modules|plugin_utils)\b|support\.(plugins|reliability)\b", re.M)
-_LOWEST_PINS = re.compile(r'test_postgresql\w*\.py$')
+    r"^\s*(from|import) ansible[. ]|plugins\.(action|filter|inventory|lookup|modules|plugin_utils)\b|"
+    r"support\.plugins\b", re.M)
+#: the PostgreSQL store's own tests of its psycopg use (not its playbook and fault journeys)
+_LOWEST_PINS = re.compile(r'test_postgresql(_psycopg|_retry|_round_trips)?\.py$')
 _USES_NETBOX = re.compile(r'\bnetbox_server\b')
 
 _sources = {}
