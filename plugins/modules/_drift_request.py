@@ -11,7 +11,7 @@ module: _drift_request
 short_description: Internal to role netpool.ipam.drift, not for playbooks - what one host has configured
 version_added: 1.1.0
 description:
-  - Internal: used by role C(netpool.ipam.drift) (its C(tasks/main.yml)). Its options and output may change with the role.
+  - B(Internal:) used by role C(netpool.ipam.drift) (its C(tasks/main.yml)). Its options and output may change with the role.
   - Checks the addresses the host has configured and says whether the role reads the store once for the batch of
     hosts (the play runs its hosts together, C(linear) and the strategies built on it, and no C(when) applies to the
     role) or each host reads it alone.

@@ -22,7 +22,7 @@ try:
 except ImportError:                 # Python < 3.11 has no tomllib: the check that needs it skips
     tomllib = None
 
-FILTERS = ['bind_zones', 'dnsmasq_hosts', 'etc_hosts', 'kea_dhcp4', 'kea_dhcp6']
+FILTERS = ['bind_zones', 'dnsmasq_hosts', 'drift', 'drift_table', 'etc_hosts', 'kea_dhcp4', 'kea_dhcp6']
 
 
 def test_version_is_1_or_greater_everywhere():
@@ -186,7 +186,10 @@ def test_ansible_builder_introspects_the_collection_and_creates_the_readmes_defi
     out = run([os.path.join(BIN, 'ansible-builder'), 'introspect', '--sanitize', str(installed[0])]).stdout
     found = yaml.safe_load(out[out.index('---'):])
     assert sorted(str(Requirement(line.split('#')[0].strip())) for line in found['python']) == sorted(str(r) for r in _ranges())
-    assert not found.get('system')
+    # the system packages are bindep.txt's, each with the platform it is for: the probe option's commands
+    with open(os.path.join(ROOT, 'bindep.txt')) as f:
+        listed = [line.strip() for line in f if line.strip() and not line.startswith('#')]
+    assert sorted(line.split('#')[0].strip() for line in found.get('system') or []) == sorted(listed)
     with open(os.path.join(ROOT, 'README.md')) as f:
         definition = re.search(r'<!-- file: execution-environment.yml -->\n```yaml\n(.*?)```', f.read(), re.S).group(1)
     (tmp_path / 'execution-environment.yml').write_text(definition)
