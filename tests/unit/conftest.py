@@ -81,6 +81,7 @@ def _is_contract(item):
     return item.cls is not None and issubclass(item.cls, contract.Base)
 
 
+@pytest.hookimpl(tryfirst=True)     # before pytest-xdist's, which reads xdist_group to group the tests
 def pytest_collection_modifyitems(config, items):
     for item in items:
         path = str(item.fspath)
