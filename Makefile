@@ -104,10 +104,16 @@ probe-tools:
 chromium:
 	tests/utils/chromium.sh
 
-# The whole unit suite, once, on the newest set. The NetBox tests (marked netbox) are one xdist group: one worker
-# runs them against one NetBox while the other runs the rest.
+# The whole unit suite, once, on the newest set, in two processes side by side (the 2 cores CI has): one runs the
+# tests of the real NetBox (marked netbox: tests/unit/conftest.py) against one NetBox, the other the rest; the
+# NetBox run's output follows, then the summaries of both. (pytest-xdist's loadgroup would do this, but its group
+# mark is lost under pytest 9: it renames a test's id through a private attribute pytest no longer reads.)
 units: venv netbox dhcp-dns chromium probe-tools
-	$(VENV)/bin/pytest tests/unit -n 2 --dist loadgroup
+	@mkdir -p tests/output
+	$(VENV)/bin/pytest tests/unit -p no:xdist -m netbox > tests/output/units-netbox.log 2>&1 & netbox=$$!; \
+	  $(VENV)/bin/pytest tests/unit -p no:xdist -m 'not netbox' && rest=0 || rest=$$?; \
+	  wait $$netbox && nb=0 || nb=$$?; cat tests/output/units-netbox.log; \
+	  echo "units: NetBox tests exit $$nb, the others exit $$rest"; [ $$nb -eq 0 ] && [ $$rest -eq 0 ]
 
 # The oldest supported set (Python 3.11, ansible-core 2.19, the lowest psycopg): the unit tests that exercise
 # ansible-core, and the PostgreSQL store's own tests (marked lowest_pins), but for NetBox's. The rest (the

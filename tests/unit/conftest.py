@@ -24,9 +24,9 @@ once. The oldest set also pins the lowest psycopg the collection supports: the P
 its psycopg use (``test_postgresql.py``, ``_psycopg``, ``_retry``, ``_round_trips``, but for the conformance
 suite) run there too, marked ``lowest_pins``.
 
-**netbox.** The tests of the session's real NetBox (tests/support/netbox_server.py) are marked ``netbox`` and put
-in one xdist group: ``make units`` (``--dist loadgroup``) runs them all on one worker, against one NetBox, while
-the other worker runs the rest. They run on the newest ansible-core only.
+**netbox.** The tests of the session's real NetBox (tests/support/netbox_server.py) are marked ``netbox``:
+``make units`` runs them in one pytest process, against one NetBox, beside a second process that runs the rest.
+They run on the newest ansible-core only.
 """
 
 import os
@@ -81,16 +81,14 @@ def _is_contract(item):
     return item.cls is not None and issubclass(item.cls, contract.Base)
 
 
-@pytest.hookimpl(tryfirst=True)     # before pytest-xdist's, which reads xdist_group to group the tests
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        path = str(item.fspath)
-        if _needs_netbox(item, path):
-            item.add_marker(pytest.mark.netbox)
-            item.add_marker(pytest.mark.xdist_group('netbox'))
-        if _is_contract(item):
-            continue
-        if _runs_ansible_core(path):
-            item.add_marker(pytest.mark.ansible_core)
-        if _LOWEST_PINS.search(path):
-            item.add_marker(pytest.mark.lowest_pins)
+def pytest_itemcollected(item):
+    """Mark each test as it is collected."""
+    path = str(item.fspath)
+    if _needs_netbox(item, path):
+        item.add_marker(pytest.mark.netbox)
+    if _is_contract(item):
+        return
+    if _runs_ansible_core(path):
+        item.add_marker(pytest.mark.ansible_core)
+    if _LOWEST_PINS.search(path):
+        item.add_marker(pytest.mark.lowest_pins)
