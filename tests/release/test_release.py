@@ -69,7 +69,7 @@ def test_galaxy_importer_accepts_the_tarball_and_lists_each_filter(tarball, tmp_
     assert filters == FILTERS
     # the roles' internal plugins: private names, and a description that says so first
     internal = [c for c in result['contents'] if c['content_type'] == 'module' and c['name'].startswith('_')]
-    assert sorted(c['name'] for c in internal) == ['_pools_check', '_reserve_request'], internal
+    assert sorted(c['name'] for c in internal) == ['_drift_request', '_pools_check', '_reserve_request'], internal
     assert all(c['description'].startswith('Internal to role netpool.ipam.') for c in internal), internal
     assert all(c['description'] for c in result['contents'] if c['content_type'] in ('filter', 'module', 'lookup'))
     assert 'WARNING' not in out.split('\n{', 1)[0], out
