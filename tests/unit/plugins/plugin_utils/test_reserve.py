@@ -133,7 +133,7 @@ def test_the_roles_internal_plugins_are_private_by_name_and_say_so_first():
             assert description.startswith('Internal to role netpool.ipam.') or not private, (name, description)
             if private:
                 internal.append(name)
-    assert sorted(internal) == ['netpool.ipam._pools_check', 'netpool.ipam._reserve_request'], internal
+    assert sorted(internal) == ['netpool.ipam._drift_request', 'netpool.ipam._pools_check', 'netpool.ipam._reserve_request'], internal
 
 
 def test_a_batch_of_several_groups_writes_nothing_unless_each_group_can_be_written(tmp_path, monkeypatch):

@@ -40,7 +40,7 @@ def test_the_span_free_space_implements_the_whole_interface():
     assert issubclass(Spans, FreeSpace) and not Spans.__abstractmethods__
     assert _public(Spans) == _public(FreeSpace)
     assert _public(FreeSpace) == set(('allocate', 'allocate_many', 'take', 'give_back', 'end_rests', 'rebuild',
-                                      'spans', 'resting', 'rests', 'count'))
+                                      'spans', 'resting', 'rests', 'count', 'unmanaged'))
 
 
 @pytest.mark.parametrize('kind', ['sqlite', 'json'])
