@@ -25,7 +25,7 @@ its psycopg use (``test_postgresql.py``, ``_psycopg``, ``_retry``, ``_round_trip
 suite) run there too, marked ``lowest_pins``.
 
 **netbox.** The tests of the session's real NetBox (tests/support/netbox_server.py) are marked ``netbox``:
-``make units`` runs them in one pytest process, against one NetBox, beside a second process that runs the rest.
+``make units`` runs them in one pytest process, against one NetBox, beside two workers that run the rest.
 They run on the newest ansible-core only.
 """
 
