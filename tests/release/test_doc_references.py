@@ -8,9 +8,11 @@ follow. The user's documents: README, changelogs, docs/, the roles' argument spe
 provider's docs and changelog, and the DOCUMENTATION, EXAMPLES and RETURN of every plugin."""
 
 import ast
+import functools
 import glob
 import os
 import re
+import subprocess
 
 import pytest
 import yaml
@@ -133,25 +135,30 @@ MAINTAINER_PATHS = ('plugins', 'terraform', 'tests', 'tools', 'bench', 'roles', 
 SPEC_CITATION = re.compile(r'\bSPEC\b(?!-FLOOR)|§')
 
 
-def _tracked(paths):
-    import subprocess
-    out = subprocess.run(['git', '-C', ROOT, 'ls-files', '--'] + list(paths), capture_output=True, text=True,
-                         check=False)
+@functools.lru_cache(maxsize=None)
+def _maintainer_texts():
+    """``(path, text)`` of each tracked text file of the maintainer's tree (read once for the tests below)."""
+    out = subprocess.run(['git', '-C', ROOT, 'ls-files', '--'] + list(MAINTAINER_PATHS), capture_output=True,
+                         text=True, check=False)
     if out.returncode != 0:
         pytest.skip('not a git checkout: %s' % out.stderr.strip())
-    return [p for p in out.stdout.split() if p != 'tests/release/test_doc_references.py']
+    texts = []
+    for name in out.stdout.split():
+        if name == 'tests/release/test_doc_references.py':
+            continue
+        try:
+            with open(os.path.join(ROOT, name), encoding='utf-8') as f:
+                texts.append((name, f.read()))
+        except (UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
+            continue
+    return tuple(texts)
 
 
 def test_the_code_cites_the_design_document_not_a_specification_it_does_not_hold():
     """A maintainer who clones the repository has docs/design.md, and no other specification: code comments and
     tests point there (or say why in words)."""
     found = []
-    for name in _tracked(MAINTAINER_PATHS):
-        try:
-            with open(os.path.join(ROOT, name), encoding='utf-8') as f:
-                text = f.read()
-        except (UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
-            continue
+    for name, text in _maintainer_texts():
         found += ['%s:%d' % (name, n) for n, line in enumerate(text.splitlines(), 1) if SPEC_CITATION.search(line)]
     assert found == []
 
@@ -170,12 +177,7 @@ def test_every_citation_of_the_design_document_names_one_of_its_sections():
     with open(os.path.join(ROOT, 'docs', 'design.md'), encoding='utf-8') as f:
         anchors = _anchors(f.read())
     cited = {}
-    for name in _tracked(MAINTAINER_PATHS):
-        try:
-            with open(os.path.join(ROOT, name), encoding='utf-8') as f:
-                text = f.read()
-        except (UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
-            continue
+    for name, text in _maintainer_texts():
         for m in re.finditer(r'docs/design\.md\s*((?:#[a-z0-9-]+(?:,\s*)?)+)', text):
             for anchor in re.findall(r'#([a-z0-9-]+)', m.group(1)):
                 cited.setdefault(anchor, name)
