@@ -62,3 +62,21 @@ def installed(tarball, tmp_path_factory):
     path = tmp_path_factory.mktemp('collections')
     run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'install', '-p', str(path), str(tarball)], cwd=str(path))
     return path, path / 'ansible_collections' / 'netpool' / 'ipam'
+
+
+#: the commit each release was built from, for a clone without its tags (a tag, where it exists, must agree)
+RELEASE_COMMITS = {'1.0.0': '198b35df2ea00e7d00363e90f9711d3b78149b9a'}
+
+
+def git(*argv):
+    return subprocess.run(['git', '-C', ROOT] + list(argv), capture_output=True, text=True, check=False)
+
+
+def released_commit(release):
+    """The commit ``release`` was built from: its tag, else the commit recorded here (a clone without tags)."""
+    tag = git('rev-parse', '--verify', '--quiet', 'refs/tags/%s^{commit}' % release).stdout.strip()
+    known = RELEASE_COMMITS.get(release)
+    assert not (tag and known) or tag == known, 'tag %s is %s, the release was built from %s' % (release, tag, known)
+    assert tag or known, 'release %s has no tag: git tag -a %s COMMIT (docs/developing.md, "Releasing")' % (
+        release, release)
+    return tag or known

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from packaging.version import Version
 
-from conftest import BIN, ROOT, run, tool_env, version
+from conftest import BIN, ROOT, released_commit, run, tool_env, version
 
 COLLECTION = os.path.join('.ansible', 'collections', 'ansible_collections', 'netpool', 'ipam')
 
@@ -108,8 +108,11 @@ def test_install_from_the_git_repository(tmp_path):
     installed = tmp_path / 'c' / 'ansible_collections' / 'netpool' / 'ipam'
     assert (installed / 'MANIFEST.json').is_file() and (installed / 'plugins' / 'filter' / 'kea_dhcp4.py').is_file()
     assert not (installed / 'tests').exists() and not (installed / 'bench').exists()
-    # the README's ref: the tag of the latest release, which a clone carries
+    # the README's ref: the tag of the latest release, which a clone of the project's repository carries; a clone
+    # made without tags (CI's) is given the tag on the commit the release was built from
     release = latest_release()
+    if run(['git', '-C', str(clone), 'tag', '-l', release]).stdout.strip() != release:
+        run(['git', '-C', str(clone), 'tag', '-a', release, released_commit(release), '-m', 'netpool.ipam ' + release])
     run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'install', '-p', str(tmp_path / 'r'),
          'git+file://%s,%s' % (clone, release)], cwd=str(tmp_path))
     with open(str(tmp_path / 'r' / 'ansible_collections' / 'netpool' / 'ipam' / 'MANIFEST.json')) as f:

@@ -16,15 +16,9 @@ import pytest
 import yaml
 from packaging.version import Version
 
-from conftest import BIN, ROOT, run, tool_env, version
+from conftest import BIN, ROOT, git, released_commit, run, tool_env, version
 
-#: the commit each release was built from, for a clone without its tags (a tag, where it exists, must agree)
-RELEASE_COMMITS = {'1.0.0': '198b35df2ea00e7d00363e90f9711d3b78149b9a'}
 CHANGELOG = os.path.join('changelogs', 'changelog.yaml')
-
-
-def _git(*argv):
-    return subprocess.run(['git', '-C', ROOT] + list(argv), capture_output=True, text=True, check=False)
 
 
 def _changelog():
@@ -46,25 +40,15 @@ def entry_text(text, release):
     return found.group(0) if found else None
 
 
-def released_commit(release):
-    """The commit ``release`` was built from: its tag, else the commit recorded here (a clone without tags)."""
-    tag = _git('rev-parse', '--verify', '--quiet', 'refs/tags/%s^{commit}' % release).stdout.strip()
-    known = RELEASE_COMMITS.get(release)
-    assert not (tag and known) or tag == known, 'tag %s is %s, the release was built from %s' % (release, tag, known)
-    assert tag or known, 'release %s has no tag: git tag -a %s COMMIT (docs/developing.md, "Releasing")' % (
-        release, release)
-    return tag or known
-
-
 def test_a_released_entry_is_what_was_released():
     """Every release's entry in changelogs/changelog.yaml is, byte for byte, the entry the release shipped."""
-    if _git('rev-parse', 'HEAD').returncode != 0:
+    if git('rev-parse', 'HEAD').returncode != 0:
         pytest.skip('not a git checkout')
     with open(os.path.join(ROOT, CHANGELOG)) as f:
         text = f.read()
     for release in _changelog()['releases']:
         commit = released_commit(release)
-        shipped = _git('show', '%s:%s' % (commit, CHANGELOG))
+        shipped = git('show', '%s:%s' % (commit, CHANGELOG))
         assert shipped.returncode == 0, shipped.stderr
         assert entry_text(text, release) == entry_text(shipped.stdout, release), (
             'the %s entry of %s differs from the one released (%s): a release is never edited; describe the change '
