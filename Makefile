@@ -30,10 +30,10 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # PYTHONDONTWRITEBYTECODE set (as on CI's machines) every pytest process would compile the whole suite again
 # (about 7 s of CPU each, and the suite starts ten), and nothing is written into the checkout either way.
 PYCACHE := $(HOME)/.cache/netpool-ipam/pycache
-units units-min smoke-2.20 terraform release-check fuzz: export PYTHONPYCACHEPREFIX := $(PYCACHE)
-units units-min smoke-2.20 terraform release-check fuzz: export PYTHONDONTWRITEBYTECODE :=
+units-netbox units-rest units-min smoke-2.20 terraform release-check fuzz: export PYTHONPYCACHEPREFIX := $(PYCACHE)
+units-netbox units-rest units-min smoke-2.20 terraform release-check fuzz: export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: help venv venv-min venv-2.20 smoke-2.20 link demo demo-min units units-min fuzz netbox terraform sanity integration \
+.PHONY: help venv venv-min venv-2.20 smoke-2.20 link demo demo-min units units-netbox units-rest units-min fuzz netbox terraform sanity integration \
         molecule lint test build clean bench-netbox bench-terraform dhcp-dns probe-tools release-check docs chromium
 
 help:
@@ -111,16 +111,19 @@ probe-tools:
 chromium:
 	tests/utils/chromium.sh
 
-# The whole unit suite, once, on the newest set: one pytest process runs the
-# tests of the real NetBox (marked netbox: tests/unit/conftest.py) against one NetBox, beside two workers for the rest; the
-# NetBox run's output follows, then the summaries of both. (pytest-xdist's loadgroup would do this, but its group
-# mark is lost under pytest 9: it renames a test's id through a private attribute pytest no longer reads.)
+# The whole unit suite, once, on the newest set, in two parts at once: the tests of the real NetBox (marked
+# netbox: tests/unit/conftest.py) in one pytest process against one NetBox, and the rest on two workers.
+# --output-sync prints each part's output whole when it ends. (pytest-xdist's loadgroup would do this in one run,
+# but its group mark is lost under pytest 9: it renames a test's id through a private attribute pytest no longer
+# reads.)
 units: venv netbox dhcp-dns chromium probe-tools
-	@mkdir -p tests/output
-	$(VENV)/bin/pytest tests/unit -p no:xdist -m netbox > tests/output/units-netbox.log 2>&1 & netbox=$$!; \
-	  $(VENV)/bin/pytest tests/unit -n 2 -m 'not netbox' && rest=0 || rest=$$?; \
-	  wait $$netbox && nb=0 || nb=$$?; cat tests/output/units-netbox.log; \
-	  echo "units: NetBox tests exit $$nb, the others exit $$rest"; [ $$nb -eq 0 ] && [ $$rest -eq 0 ]
+	$(MAKE) --no-print-directory --keep-going --jobs=2 --output-sync=target units-netbox units-rest
+
+units-netbox: venv netbox dhcp-dns chromium probe-tools
+	$(VENV)/bin/pytest tests/unit -p no:xdist -m netbox
+
+units-rest: venv dhcp-dns chromium probe-tools
+	$(VENV)/bin/pytest tests/unit -n 2 -m 'not netbox'
 
 # The oldest supported set (Python 3.11, ansible-core 2.19, the lowest psycopg): the unit tests that exercise
 # ansible-core, and the PostgreSQL store's own tests (marked lowest_pins), but for NetBox's. The rest (the
@@ -167,8 +170,16 @@ release-check: venv
 docs: venv
 	$(VENV)/bin/python tools/docsite_build.py
 
-# What CI runs (.ci/run): units last, so pytest's summary is the last line.
-test: sanity integration molecule lint release-check docs smoke-min smoke-2.20 netbox terraform units-min units
+# What CI runs (.ci/run). First what is installed machine-wide, one after the other (apt takes one lock), and the
+# virtualenvs; then every part, three at a time (the parts leave cores idle: a NetBox install or a test waiting
+# on a server, a pip download, one-process tools): the two halves of the unit suite first, as they take longest.
+# --output-sync prints each part's output whole when it ends; --keep-going runs every part whatever another's
+# verdict, and the run fails if any part did. `make PART` runs one part alone.
+TEST_PARTS := units-rest units-netbox sanity integration molecule lint release-check docs smoke-min terraform \
+              units-min smoke-2.20
+test:
+	$(MAKE) --no-print-directory venv venv-min venv-2.20 dhcp-dns chromium probe-tools
+	$(MAKE) --no-print-directory --keep-going --jobs=3 --output-sync=target $(TEST_PARTS)
 
 # Issue 13's benchmark: 50 hosts reserve an address in a real NetBox through netpool.ipam and through
 # netbox.netbox (docs/performance.md). The script keeps .venv-bench (ansible 14.5.0, pynetbox 7.9.0 pinned).
