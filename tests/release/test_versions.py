@@ -10,7 +10,6 @@ says (``antsibull-changelog release``, a tag, the tarball)."""
 import os
 import re
 import shutil
-import subprocess
 
 import pytest
 import yaml
