@@ -27,7 +27,7 @@ from ansible_collections.netpool.ipam.tests.support import postgresql_server as 
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', '..'))
 TOOL = os.path.join(ROOT, 'tools', 'migrate_store.py')
 PLAYBOOK = os.path.join(ROOT, 'playbooks', 'migrate_store.yml')
 

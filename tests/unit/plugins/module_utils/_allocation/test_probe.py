@@ -18,7 +18,7 @@ from ansible_collections.netpool.ipam.tests.support.reliability import ansible_b
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _probe
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', '..'))
 CALLS = os.path.join(ROOT, 'tests', 'support', 'probe_calls.py')
 #: the addresses the hosts' side answers from
 HOSTS = ('10.77.0.5/24', '10.77.0.7/24', '10.77.0.9/24', '10.77.0.30/24', '10.77.0.31/24', 'fd77::5/64')
