@@ -57,8 +57,6 @@ def umask_0():
         os.umask(old)
 
 
-
-
 def test_sqlite_files_are_0600_under_umask_0(tmp_path, umask_0):
     path = str(tmp_path / 'ipam.sqlite')
     store = open_store(path)
