@@ -135,8 +135,8 @@ units-min: venv-min dhcp-dns chromium probe-tools
 # The property tests and state machines with new random examples, ten times the CI budget (tests/support/fuzz.py):
 # outside CI, by hand or on a schedule. A failure it finds is replayed from .hypothesis/ until fixed.
 fuzz: venv netbox
-	NETPOOL_IPAM_TEST_FUZZ=long $(VENV)/bin/pytest -n 2 tests/unit/plugins/module_utils/test_state_machine.py \
-	  tests/unit/plugins/module_utils/test_state_machine_dual.py tests/unit/plugins/module_utils/test_intervals.py
+	NETPOOL_IPAM_TEST_FUZZ=long $(VENV)/bin/pytest -n 2 tests/unit/plugins/module_utils/_allocation/test_state_machine.py \
+	  tests/unit/plugins/module_utils/_allocation/test_state_machine_dual.py tests/unit/plugins/module_utils/_vocabulary/test_intervals.py
 
 # The Terraform provider end to end (tests/terraform): real terraform init/plan/apply/import/destroy on SQLite,
 # JSON and PostgreSQL stores. terraform is not in the package registries: without it on PATH the tests skip

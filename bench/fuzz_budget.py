@@ -32,9 +32,10 @@ TOOL = sys.monitoring.COVERAGE_ID
 
 def machine(name):
     if name == 'dual':
-        from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils import test_state_machine_dual as m
+        from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._allocation import (
+            test_state_machine_dual as m)
         return m.SqliteDualMachine, fuzz.BUDGETS['dual'][0][1]
-    from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils import test_state_machine as m
+    from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._allocation import test_state_machine as m
     return m.SqliteMachine, fuzz.BUDGETS['machine'][0][1]
 
 

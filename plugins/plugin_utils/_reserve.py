@@ -34,11 +34,12 @@ from ansible.plugins.loader import strategy_loader
 from ansible.plugins.strategy.linear import StrategyModule as LinearStrategy
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _secrets
-# the local stores the role's tasks open, and their free space (plain imports: each worker that runs a task would
-# import them otherwise)
-from ansible_collections.netpool.ipam.plugins.module_utils._space import _spans  # noqa: F401 pylint: disable=unused-import
-from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json, _sqlite  # noqa: F401 pylint: disable=unused-import
+from ansible_collections.netpool.ipam.plugins.module_utils._stores import _registry
 from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _inprocess
+
+# the local stores the role's tasks open, and their free space, imported now: each worker that runs a task would
+# import them otherwise
+_registry.preload(*_registry.FILE_KINDS)
 
 # (role variable, request field): what netpool.ipam._reserve_request reads from the host's variables.
 REQUEST = (('ipam_state', 'state'), ('ipam_owner', 'owner'), ('ipam_pool', 'pool'), ('ipam_key', 'key'),

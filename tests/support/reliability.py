@@ -4,9 +4,8 @@
 
 """What the reliability tests share (test_bad_input, test_state_machine, test_crash, test_upgrade, test_secrets).
 
-Not a test file: helpers only. ``STORE_KINDS`` names every store that runs
-here; PostgreSQL is skipped with the reason when no server answers (see
-``postgresql_server.py`` beside this file).
+Not a test file: helpers only. Which stores a test runs on is ``stores.py``
+beside this file.
 """
 
 import contextlib
@@ -21,9 +20,6 @@ from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfe
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 FIXTURES = os.path.join(ROOT, 'tests', 'unit', 'fixtures')
-
-STORE_KINDS = ('sqlite', 'json', 'postgresql')
-FILE_KINDS = ('sqlite', 'json')
 
 
 @contextlib.contextmanager

@@ -24,6 +24,12 @@ once. The oldest set also pins the lowest psycopg the collection supports: the P
 its psycopg use (``test_postgresql.py``, ``_psycopg``, ``_retry``, ``_round_trips``, but for the conformance
 suite) run there too, marked ``lowest_pins``.
 
+**Fixtures every test may ask for.** ``workdir`` (``tmp_path`` as the working directory, no store in the
+environment), ``clock`` (``tests/support/clock.py``, moved by hand). After every test the runner's cached
+services are closed and forgotten (``tests/support/services.py``), so no test sees a store another one opened.
+Which stores a test runs on is named in ``tests/support/stores.py``; ``ansible-playbook`` is run by
+``tests/support/playbook.py``.
+
 **netbox.** The tests of the session's real NetBox (tests/support/netbox_server.py) are marked ``netbox``:
 ``make units`` runs them in one pytest process, against one NetBox, beside two workers that run the rest.
 They run on the newest ansible-core only.
@@ -34,7 +40,8 @@ import re
 
 import pytest
 
-from ansible_collections.netpool.ipam.tests.support import fuzz
+from ansible_collections.netpool.ipam.tests.support import fuzz, services
+from ansible_collections.netpool.ipam.tests.support.clock import Clock
 from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract import _base as contract
 
 fuzz.load_profile()
@@ -92,3 +99,25 @@ def pytest_itemcollected(item):
         item.add_marker(pytest.mark.ansible_core)
     if _LOWEST_PINS.search(path):
         item.add_marker(pytest.mark.lowest_pins)
+
+
+@pytest.fixture(autouse=True)
+def _forget_services():
+    """The runner's cached services closed and forgotten after every test."""
+    yield
+    services.reset()
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    """``tmp_path`` as the working directory (relative store paths resolve there), and no store named by the
+    environment."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv('NETPOOL_IPAM_STORE', raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def clock():
+    """A clock the test moves by hand."""
+    return Clock()

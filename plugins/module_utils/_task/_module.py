@@ -23,6 +23,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _s
 # The store registry imports the store a task names by its module's name, which AnsiballZ cannot see: it packs the
 # module_utils a module file imports. Named here, every store travels with a module file that runs on its own
 # (without its action plugin); PostgreSQL's and NetBox's libraries stay optional (their modules import them guarded).
+# These imports are exactly ``_registry.modules()``: tests/unit/plugins/module_utils/_task/test_module.py fails when
+# a store is added to the registry, or taken out of it, and not here.
 from ansible_collections.netpool.ipam.plugins.module_utils._space import _spans  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json, _postgresql, _sqlite  # noqa: F401 pylint: disable=unused-import
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox import _freespace, _store  # noqa: F401 pylint: disable=unused-import

@@ -38,12 +38,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry imp
 from ansible_collections.netpool.ipam.plugins.plugin_utils._task._inprocess import base_dir, run_task, validator
 
 # Ansible loads action and lookup plugins in the controller process and forks a worker per host and task:
-# what is imported here is imported once, not once per host. The store registry imports store modules
-# lazily; the local stores (standard library only) and the NetBox store (``requests``) are imported now so that
-# no worker pays for it: about 0.12 s of CPU once per ansible-playbook, against as much in every worker of a
-# NetBox task (half the Ansible side's CPU of 50 hosts, one task each). PostgreSQL's driver is left
-# to the workers that use it.
-preload('sqlite', 'json', 'netbox')
+# the stores the registry names for it (``_registry.PRELOADED``, and why) are imported here, once, not per host.
+preload()
 
 
 #: module name -> (argument spec, its ArgumentSpecValidator) of every module, made here, once (_inprocess.VALIDATORS)

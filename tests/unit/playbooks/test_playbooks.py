@@ -16,13 +16,12 @@ own directory, its output read through the JSON callback.
 import json
 import os
 import re
-import subprocess
 
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
-from ansible_collections.netpool.ipam.tests.support.reliability import (
-    ROOT, ansible_bin, ansible_env)
+from ansible_collections.netpool.ipam.tests.support.playbook import run_playbook
+from ansible_collections.netpool.ipam.tests.support.reliability import ROOT
 
 
 RESULT = re.compile(r'^(?:ok|changed|fatal|failed|skipping): \[[^\]]+\].*?=> (\{.*)$')
@@ -34,9 +33,7 @@ def playbook(name, cwd, *args):
     runs it) from ``cwd`` (-v, results as JSON): (return code, {task name: [results, one per host or loop item]},
     output)."""
     where = os.path.join(ROOT, 'playbooks', name) if name.endswith('.yml') else 'netpool.ipam.%s' % name
-    proc = subprocess.run([ansible_bin('ansible-playbook'), '-v', where] + list(args),
-                          cwd=str(cwd), env=ansible_env(ANSIBLE_CALLBACK_RESULT_FORMAT='json'),
-                          capture_output=True, text=True, timeout=300, check=False)
+    proc = run_playbook('-v', where, *args, cwd=cwd, env={'ANSIBLE_CALLBACK_RESULT_FORMAT': 'json'}, apart=True)
     tasks, task, lines = {}, None, proc.stdout.splitlines()
     i = 0
     while i < len(lines):

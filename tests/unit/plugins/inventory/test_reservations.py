@@ -22,14 +22,16 @@ from psycopg.conninfo import conninfo_to_dict
 
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.tests.support import stores
 from ansible_collections.netpool.ipam.tests.support import netbox_server
+from ansible_collections.netpool.ipam.tests.support.clock import Clock
 from ansible_collections.netpool.ipam.tests.support import postgresql_server
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 BIN = os.path.dirname(sys.executable)
 
 
-@pytest.fixture(params=['sqlite', 'json', 'postgresql'])
+@pytest.fixture(params=stores.KINDS)
 def store(request, tmp_path):
     """A fresh store of each kind: its ``store`` value."""
     if request.param == 'postgresql':
@@ -37,14 +39,6 @@ def store(request, tmp_path):
             yield url
     else:
         yield str(tmp_path / ('ipam.' + request.param))
-
-
-class Clock(object):
-    def __init__(self, now=1.8e9):
-        self.now = now
-
-    def __call__(self):
-        return self.now
 
 
 def seed(store, clock=None):
@@ -165,7 +159,7 @@ def test_filters_and_the_address_key(tmp_path, store):
 
 def test_an_expired_lease_is_not_listed(tmp_path):
     store = str(tmp_path / 'ipam.sqlite')
-    clock = Clock(now=1.0e9)     # 2001: every lease taken then has expired by now
+    clock = Clock(1.0e9)     # 2001: every lease taken then has expired by now
     seed(store)
     opened = open_store(store, timeout=30)
     try:
@@ -345,7 +339,7 @@ def fingerprint(directory):
                 if f.startswith('ipam.'))
 
 
-@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
+@pytest.mark.parametrize('name', stores.FILE_NAMES)
 def test_a_read_writes_nothing(tmp_path, name):
     seed(str(tmp_path / name))
     before = fingerprint(str(tmp_path))

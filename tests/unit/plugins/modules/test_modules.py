@@ -13,8 +13,8 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 from ansible_collections.netpool.ipam.plugins.modules import info, pool, range as range_module, reservation
+from ansible_collections.netpool.ipam.tests.support import stores
 from ansible_collections.netpool.ipam.tests.support.reliability import ROOT, ansible_bin, ansible_env
 
 
@@ -27,8 +27,7 @@ def run(module, args, capsys):
 
 @pytest.fixture
 def store(tmp_path):
-    yield str(tmp_path / 'ipam.sqlite')
-    _runner._SERVICES.clear()
+    return str(tmp_path / 'ipam.sqlite')
 
 
 def test_modules_run_directly(store, capsys):
@@ -150,7 +149,6 @@ def test_a_directory_as_store_says_so_and_names_a_file(tmp_path, capsys, monkeyp
         assert 'store: %s' % (directory / example) in out['msg'], out
         assert out['store'] == str(directory)
     assert list(directory.iterdir()) == []
-    _runner._SERVICES.clear()
 
 
 def test_token_is_not_echoed(tmp_path, capsys):
@@ -273,7 +271,7 @@ def test_an_owner_that_comes_back_within_the_reuse_delay_keeps_its_address(store
     assert [e['action'] for e in out['history']] == ['reserve', 'release', 'return']
 
 
-@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
+@pytest.mark.parametrize('name', stores.FILE_NAMES)
 def test_a_module_file_runs_without_its_action_plugin(tmp_path, name):
     """AnsiballZ packs what a module file imports, and the store registry names the stores by string: without its
     action plugin (a copy of the collection that lacks plugins/action) the module must still carry its stores."""

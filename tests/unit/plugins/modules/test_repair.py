@@ -14,9 +14,8 @@ whose free space is damaged behind its back (a bad merge or import deletes it).
 - the reserve role's 1.0.0 entry point (``tasks_from: reserve``) still reserves.
 """
 
-import subprocess
 
-from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.support.playbook import run_playbook
 
 DAMAGE = '''
     - name: Delete the free space behind the store's back
@@ -100,10 +99,8 @@ PLAYBOOK = '''
 def test_repair_writes_and_info_does_not(tmp_path):
     (tmp_path / 'site.yml').write_text(PLAYBOOK % {'damage': DAMAGE})
     (tmp_path / 'hosts.yml').write_text('all:\n  hosts:\n    h1: {ansible_connection: local}\n')
-    proc = subprocess.run(
-        [ansible_bin('ansible-playbook'), '-i', 'hosts.yml', 'site.yml', '-e', 'store=%s' % (tmp_path / 'ipam.sqlite')],
-        cwd=str(tmp_path), env=ansible_env(ANSIBLE_DEPRECATION_WARNINGS='1'), capture_output=True, text=True,
-        timeout=300, check=False)
+    proc = run_playbook('-i', 'hosts.yml', 'site.yml', '-e', 'store=%s' % (tmp_path / 'ipam.sqlite'), cwd=tmp_path,
+                        env={'ANSIBLE_DEPRECATION_WARNINGS': '1'}, apart=True)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert "Param 'repair' is deprecated" in out and "collection 'netpool.ipam' version 2.0.0" in out, out

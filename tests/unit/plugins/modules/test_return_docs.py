@@ -13,7 +13,6 @@ import sqlite3
 import pytest
 import yaml
 
-from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 from ansible_collections.netpool.ipam.plugins.modules import info, pool, reservation
 
 from test_modules import run
@@ -37,8 +36,7 @@ def fields(value, optional=()):
 
 @pytest.fixture
 def store(tmp_path):
-    yield str(tmp_path / 'ipam.sqlite')
-    _runner._SERVICES.clear()
+    return str(tmp_path / 'ipam.sqlite')
 
 
 def test_the_documented_fields_are_those_returned(store, capsys):

@@ -15,20 +15,11 @@ from ansible.errors import AnsibleError
 
 from ansible_collections.netpool.ipam.plugins.action.pool import ActionModule as PoolAction
 from ansible_collections.netpool.ipam.plugins.action.reservation import ActionModule as ReservationAction
-from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import ERRORS
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _adapter, _inprocess
 from ansible_collections.netpool.ipam.tests.support.plugins import lookup
 from ansible_collections.netpool.ipam.tests.support.reliability import action
-
-
-@pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv('NETPOOL_IPAM_STORE', raising=False)
-    yield tmp_path
-    _runner._SERVICES.clear()
 
 
 def test_action_runs_in_process_relative_to_cwd(workdir):

@@ -19,13 +19,12 @@ import json
 import os
 import re
 import sqlite3
-import subprocess
 import sys
 
 import psycopg
 
 from ansible_collections.netpool.ipam.tests.support import postgresql_server
-from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.support.playbook import run_playbook
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
 
@@ -171,12 +170,9 @@ def run(tmp_path, *args, store=None):
         config = f.read().replace('collections_path = ./collections',
                                   'collections_path = %s' % os.path.join(ROOT, 'collections'))
     (tmp_path / 'ansible.cfg').write_text(config)
-    proc = subprocess.run([ansible_bin('ansible-playbook'), '-i', 'inventory.ini', 'play.yml', '--limit', 'all:!sc4']
-                          + list(args), cwd=str(tmp_path),
-                          env=ansible_env(ANSIBLE_CONFIG=str(tmp_path / 'ansible.cfg'),
-                                          NETPOOL_IPAM_STORE=store or str(tmp_path / 'ipam.sqlite')),
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
-                          timeout=600, check=False)
+    proc = run_playbook('-i', 'inventory.ini', 'play.yml', '--limit', 'all:!sc4', *args, cwd=tmp_path,
+                        env={'ANSIBLE_CONFIG': str(tmp_path / 'ansible.cfg'),
+                             'NETPOOL_IPAM_STORE': store or str(tmp_path / 'ipam.sqlite')})
     return proc.returncode, proc.stdout
 
 

@@ -8,7 +8,6 @@ file, and a real named on 127.0.0.1 answers A, AAAA and PTR queries for every re
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -19,7 +18,8 @@ from ansible_collections.netpool.ipam.plugins.filter import bind_zones, dnsmasq_
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin
+from ansible_collections.netpool.ipam.tests.support import stores
+from ansible_collections.netpool.ipam.tests.support.playbook import run_playbook
 from ansible_collections.netpool.ipam.tests.support.dhcp_dns import Named, check, program
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
@@ -35,7 +35,7 @@ def mac(i, family=4):
     return '52-54-00-%02X-00-%02X' % (family, i)          # any form netaddr reads; kept as 52:54:00:04:00:01
 
 
-@pytest.fixture(params=['ipam.sqlite', 'ipam.json'])
+@pytest.fixture(params=stores.FILE_NAMES)
 def svc(request, tmp_path):
     store = open_store(str(tmp_path / request.param))
     yield Service(store)
@@ -312,18 +312,14 @@ def test_the_role_refuses_a_shared_mac_before_writing_any_file(tmp_path):
     (tmp_path / 'play.yml').write_text(PLAY)
     out = tmp_path / 'out'
     out.mkdir()
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, 'collections'), ANSIBLE_NOCOLOR='1')
-    argv = [ansible_bin('ansible-playbook'), '-i', 'localhost,', '-c', 'local', '-e', 'out=%s' % out,
-            '-e', 'ipam_store=%s' % store, '-e', 'ansible_python_interpreter=%s' % sys.executable, str(tmp_path / 'play.yml')]
-    done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                          timeout=300, check=False)
+    args = ('-i', 'localhost,', '-c', 'local', '-e', 'out=%s' % out, '-e', 'ipam_store=%s' % store,
+            '-e', 'ansible_python_interpreter=%s' % sys.executable, tmp_path / 'play.yml')
+    done = run_playbook(*args, cwd=os.getcwd())
     assert done.returncode != 0, done.stdout
     assert "owner 'a1'" in done.stdout and "owner 'b1'" in done.stdout and '2001:db8:10::/64' in done.stdout
     assert sorted(os.listdir(str(out))) == []
     svc.release(pool='lan', owner='b1')
-    done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-                          timeout=300, check=False)
+    done = run_playbook(*args, cwd=os.getcwd())
     assert done.returncode == 0, done.stdout
     assert sorted(os.listdir(str(out))) == ['dnsmasq.conf', 'hosts', 'kea4.json', 'kea6.json', 'zones', 'zones.conf']
     svc.store.close()

@@ -24,6 +24,7 @@ from ansible_collections.netpool.ipam.plugins.action.pool import ActionModule as
 from ansible_collections.netpool.ipam.plugins.action.reservation import ActionModule as ReservationAction
 from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _adapter
+from ansible_collections.netpool.ipam.tests.support import stores
 from ansible_collections.netpool.ipam.tests.support.reliability import action
 from ansible_collections.netpool.ipam.tests.support.plugins import lookup
 
@@ -50,15 +51,6 @@ def immutable():
         chattr('-i', path)
 
 
-@pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv('NETPOOL_IPAM_STORE', raising=False)
-    yield tmp_path
-    _runner.close_all()
-    _runner._SERVICES.clear()
-
-
 def run(cls, args, check=False):
     return action(cls, args, check=check).run(task_vars={})
 
@@ -67,7 +59,7 @@ def files(directory):
     return sorted(os.listdir(str(directory)))
 
 
-@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
+@pytest.mark.parametrize('name', stores.FILE_NAMES)
 @pytest.mark.parametrize('what', ['file', 'directory'])
 def test_a_read_only_store_can_be_read_and_refuses_a_change(workdir, immutable, name, what):
     (workdir / 'plans').mkdir()
@@ -109,7 +101,7 @@ def test_a_read_only_store_can_be_read_and_refuses_a_change(workdir, immutable, 
         assert f.read() == content
 
 
-@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
+@pytest.mark.parametrize('name', stores.FILE_NAMES)
 def test_a_read_only_store_of_the_version_before_is_read_and_migrated_in_memory_only(workdir, immutable, name):
     """A store of the schema version before today's that the user may not write is not migrated on disk: each
     task reads it through the migration in memory (SQLite: in its copy), a rerun changes nothing, a change is
@@ -169,7 +161,7 @@ def test_a_rerun_of_the_reserve_role_on_a_read_only_store(tmp_path, immutable):
     import yaml     # pylint: disable=import-outside-toplevel
     from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
     from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
-    from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
+    from ansible_collections.netpool.ipam.tests.support.playbook import run_playbook
 
     store = tmp_path / 'ipam.sqlite'
     service = Service(open_store(str(store)))
@@ -187,8 +179,7 @@ def test_a_rerun_of_the_reserve_role_on_a_read_only_store(tmp_path, immutable):
     (tmp_path / 'out').mkdir()
     before = files(tmp_path)
     immutable(store)
-    proc = subprocess.run([ansible_bin('ansible-playbook'), '-i', 'hosts.ini', 'play.yml'], cwd=str(tmp_path),
-                          env=ansible_env(), capture_output=True, text=True, timeout=300, check=False)
+    proc = run_playbook('-i', 'hosts.ini', 'play.yml', cwd=tmp_path, apart=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count('changed: [') == 2, proc.stdout      # the two files written, nothing in the store
     for host, address in (('web1', '10.0.0.1'), ('web2', '10.0.0.2')):

@@ -17,11 +17,10 @@ import json
 import os
 import re
 import sqlite3
-import subprocess
 
 import pytest
 
-from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.support.playbook import run_playbook
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
 HOSTS = ['h%02d' % n for n in range(6)]
@@ -62,11 +61,9 @@ def run(tmp_path, play, *args, cfg='', **env):
         config = f.read().replace('collections_path = ./collections',
                                   'collections_path = %s' % os.path.join(ROOT, 'collections'))
     (tmp_path / 'ansible.cfg').write_text(config + cfg)
-    proc = subprocess.run([ansible_bin('ansible-playbook'), '-i', str(inventory), str(tmp_path / 'play.yml')]
-                          + list(args), cwd=str(tmp_path),
-                          env=ansible_env(ANSIBLE_CONFIG=str(tmp_path / 'ansible.cfg'),
-                                          NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'), **env),
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, timeout=600, check=False)
+    proc = run_playbook('-i', inventory, tmp_path / 'play.yml', *args, cwd=tmp_path,
+                        env=dict({'ANSIBLE_CONFIG': str(tmp_path / 'ansible.cfg'),
+                                  'NETPOOL_IPAM_STORE': str(tmp_path / 'ipam.sqlite')}, **env))
     return proc.returncode, proc.stdout
 
 

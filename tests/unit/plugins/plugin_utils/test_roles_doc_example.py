@@ -16,6 +16,7 @@ import subprocess
 
 import yaml
 
+from ansible_collections.netpool.ipam.tests.support.playbook import run_playbook
 from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
@@ -63,9 +64,7 @@ def project(tmp_path, store):
 
 
 def run(tmp_path, *args):
-    proc = subprocess.run([ansible_bin('ansible-playbook'), '-i', 'hosts.ini', 'site.yml'] + list(args),
-                          cwd=str(tmp_path), env=ansible_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=600, check=False)
+    proc = run_playbook('-i', 'hosts.ini', 'site.yml', *args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout
     return proc.stdout
 

@@ -23,6 +23,7 @@ import pytest
 
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
+from ansible_collections.netpool.ipam.tests.support.playbook import run_playbook
 from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 
@@ -66,9 +67,7 @@ def playbook(tmp_path, play, *args, **env):
     inventory = tmp_path / 'inventory.ini'
     if not inventory.exists():
         inventory.write_text('localhost ansible_connection=local\n[nodes]\nn1\nn2\n')
-    proc = subprocess.run([ansible_bin('ansible-playbook'), '-i', str(inventory), str(tmp_path / 'play.yml')]
-                          + list(args), cwd=str(tmp_path), env=ansible_env(**env), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=600, check=False)
+    proc = run_playbook('-i', inventory, tmp_path / 'play.yml', *args, cwd=tmp_path, env=env)
     return proc.returncode, proc.stdout
 
 
@@ -155,11 +154,9 @@ def test_reserve_role_accepts_omit_and_each_host_gets_its_own_facts(tmp_path):
 
 
 def test_make_demo_warns_only_that_it_made_the_store(tmp_path):
-    env = ansible_env(NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
     for run in ('first', 'rerun'):
-        proc = subprocess.run([ansible_bin('ansible-playbook'), '-i', 'playbooks/inventory/demo.yml',
-                               'playbooks/demo.yml'], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, timeout=600, check=False)
+        proc = run_playbook('-i', 'playbooks/inventory/demo.yml', 'playbooks/demo.yml', cwd=ROOT,
+                            env={'NETPOOL_IPAM_STORE': str(tmp_path / 'ipam.sqlite')})
         assert proc.returncode == 0, proc.stdout
         # the first run makes the store and says so, once; nothing else warns, and the rerun nothing at all
         created = proc.stdout.count('created a new, empty store at %s:' % (tmp_path / 'ipam.sqlite'))
@@ -303,12 +300,11 @@ def test_reserve_role_with_family_dual_sets_both_and_the_templates_render_both(t
     code, out = playbook(tmp_path, DUAL_PLAY, NETPOOL_IPAM_STORE=store)
     assert code == 0, out
     render = tmp_path / 'network'
-    args = [ansible_bin('ansible-playbook'), '-i', str(tmp_path / 'inventory.ini'),
+    args = ['-i', str(tmp_path / 'inventory.ini'),
             os.path.join(ROOT, 'playbooks', 'reserve.yml'), '-e', 'target=nodes ipam_pool=dual ipam_family=dual',
             '-e', 'render_dir=%s' % render]
     for run in ('first', 'rerun'):
-        proc = subprocess.run(args, cwd=str(tmp_path), env=ansible_env(NETPOOL_IPAM_STORE=store),
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600, check=False)
+        proc = run_playbook(*args, cwd=tmp_path, env={'NETPOOL_IPAM_STORE': store})
         assert proc.returncode == 0, proc.stdout
         if run == 'rerun':
             assert re.search(r'n1 +: ok=\d+ +changed=0 ', proc.stdout), proc.stdout

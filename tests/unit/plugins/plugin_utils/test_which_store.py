@@ -13,18 +13,9 @@ import pytest
 from ansible_collections.netpool.ipam.plugins.action.info import ActionModule as InfoAction
 from ansible_collections.netpool.ipam.plugins.action.pool import ActionModule as PoolAction
 from ansible_collections.netpool.ipam.plugins.action.reservation import ActionModule as ReservationAction
-from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _adapter
 from ansible_collections.netpool.ipam.tests.support.reliability import action
 from ansible_collections.netpool.ipam.tests.support.plugins import lookup
-
-
-@pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv('NETPOOL_IPAM_STORE', raising=False)
-    yield tmp_path
-    _runner._SERVICES.clear()
 
 
 def test_results_name_the_store_they_read_as_an_absolute_path(workdir):

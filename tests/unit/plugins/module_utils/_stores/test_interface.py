@@ -15,6 +15,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._space._spans import 
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._base import SpanStore, Store
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import (
     STORES, open_store, redact, store_kind)
+from ansible_collections.netpool.ipam.tests.support import stores
 
 PACKAGE = 'ansible_collections.netpool.ipam.plugins.module_utils._stores.'
 
@@ -43,7 +44,7 @@ def test_the_span_free_space_implements_the_whole_interface():
                                       'spans', 'resting', 'rests', 'count', 'unmanaged'))
 
 
-@pytest.mark.parametrize('kind', ['sqlite', 'json'])
+@pytest.mark.parametrize('kind', stores.FILES)
 def test_a_span_store_has_one_span_free_space(kind, tmp_path):
     store = open_store(str(tmp_path / ('ipam.' + kind)))
     try:
@@ -83,7 +84,7 @@ def test_redact():
 DERIVED = ('get_pool', 'get_reservation', 'holder', 'count_reservations', 'free_first', 'free_at', 'clear_free')
 
 
-@pytest.mark.parametrize('spec', ['ipam.sqlite', 'ipam.json'])
+@pytest.mark.parametrize('spec', stores.FILE_NAMES)
 def test_what_the_interface_derives_is_what_each_store_answers(spec, tmp_path):
     """A new store may leave out the methods the interface derives from the others: they answer as the stores'
     own, which every store keeps (it asks in fewer statements)."""

@@ -21,7 +21,6 @@ socket timeout each request was given against what was left (a clock that moves 
 
 import json
 import re
-import subprocess
 import threading
 import time
 
@@ -35,8 +34,9 @@ from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service 
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 from ansible_collections.netpool.ipam.tests.support import netbox_server as netbox
+from ansible_collections.netpool.ipam.tests.support.clock import Clock
 from ansible_collections.netpool.ipam.tests.support.http_relay import Canned, Relay, page
-from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.support.playbook import start_playbook
 
 ALLOCATION = 'POST /api/ipam/ip-ranges/'
 
@@ -46,22 +46,11 @@ TOKEN = '0123456789abcdef0123456789abcdef01234567'
 
 @pytest.fixture
 def web():
-    """The session's NetBox, emptied, with pool ``web`` (a /24); the runner's cached stores dropped after."""
+    """The session's NetBox, emptied, with pool ``web`` (a /24)."""
     netbox.wipe()
     store = open_store(netbox.url(), token=netbox.token())
     Service(store).pool('web', subnets=[{'cidr': '10.40.0.0/24'}])
     store.close()
-    yield
-    _runner.close_all()
-    _runner._SERVICES.clear()   # pylint: disable=protected-access
-
-
-@pytest.fixture
-def runner():
-    """The runner's cached stores dropped after the test."""
-    yield
-    _runner.close_all()
-    _runner._SERVICES.clear()   # pylint: disable=protected-access
 
 
 def task(url, work, timeout=60, token=None):
@@ -223,11 +212,9 @@ def test_netbox_restarted_in_the_middle_of_a_play_fails_no_task(web, tmp_path):
                                                             for i in range(hosts)))
     out = tmp_path / 'results'
     out.mkdir()
-    proc = subprocess.Popen(
-        [ansible_bin('ansible-playbook'), '-i', str(tmp_path / 'hosts.ini'), '-f', '10', '-e', 'out=%s' % out,
-         str(tmp_path / 'play.yml')], cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        env=ansible_env(NETPOOL_IPAM_STORE=netbox.url(), NETPOOL_IPAM_STORE_TOKEN=netbox.token()),
-        universal_newlines=True)
+    proc = start_playbook('-i', tmp_path / 'hosts.ini', '-f', '10', '-e', 'out=%s' % out, tmp_path / 'play.yml',
+                          cwd=tmp_path, env={'NETPOOL_IPAM_STORE': netbox.url(),
+                                             'NETPOOL_IPAM_STORE_TOKEN': netbox.token()})
     try:
         while proc.poll() is None and api('/ipam/ip-addresses/', limit=1)['count'] < 20:
             time.sleep(0.2)
@@ -257,7 +244,7 @@ def test_netbox_restarted_in_the_middle_of_a_play_fails_no_task(web, tmp_path):
     assert problems == []
 
 
-def test_a_server_that_accepts_and_never_answers_is_given_up_at_the_timeout(runner):
+def test_a_server_that_accepts_and_never_answers_is_given_up_at_the_timeout():
     """The first request waits what is left of the task's timeout, then the task fails, saying so: one connection
     (the HTTP client sends nothing again of its own: before, three, each waiting the whole timeout, and 'transaction
     rolled back by a lost connection')."""
@@ -269,23 +256,10 @@ def test_a_server_that_accepts_and_never_answers_is_given_up_at_the_timeout(runn
     assert 'rolled back' not in failed.msg
 
 
-class Clock(object):
-    """A clock that moves only when slept on: what each request is given is decided, not measured."""
-
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
-
-    def sleep(self, seconds):
-        self.now += seconds
-
-
-def test_each_request_is_given_what_is_left_of_the_timeout(runner):
+def test_each_request_is_given_what_is_left_of_the_timeout():
     """Connections reset until the deadline: the store's retry is the only one (each attempt one connection), and
     each request's socket timeout (connecting and answering together) is exactly what is left of the deadline."""
-    clock, given = Clock(), []
+    clock, given = Clock(0.0), []
     with Canned('reset') as server:
         store = open_store('netbox+' + server.url, token=TOKEN, timeout=5)
         send = store.client._session.request     # pylint: disable=protected-access
@@ -307,7 +281,7 @@ def test_each_request_is_given_what_is_left_of_the_timeout(runner):
     assert all(t.connect_timeout <= left and 0 < left <= 5 for t, left in given), given
 
 
-def test_a_429_asking_for_longer_than_is_left_fails_at_once(runner):
+def test_a_429_asking_for_longer_than_is_left_fails_at_once():
     """NetBox (or a proxy) asks for 20 seconds, 5 are left: waiting could not help, the task fails at once after
     one request (before: the HTTP client's own retries slept 20 seconds each, 120 seconds in all)."""
     with Canned(page(429, {'Retry-After': '20'})) as server:
@@ -317,7 +291,7 @@ def test_a_429_asking_for_longer_than_is_left_fails_at_once(runner):
     assert 'Tried 1 time' in failed.msg
 
 
-def test_netbox_https_against_a_plain_http_server_says_to_check_the_scheme(runner):
+def test_netbox_https_against_a_plain_http_server_says_to_check_the_scheme():
     with Canned(page(400)) as server:
         failed = fails_against(server, StoreUnavailable, timeout=5, url=server.url.replace('http:', 'https:'))
     assert 'answered in plain HTTP' in failed.msg and 'Check the scheme' in failed.msg, failed.msg

@@ -15,7 +15,6 @@ completes the play. Two servers in a multi-host URL, the first stopped: the play
 """
 
 import json
-import subprocess
 import threading
 import uuid
 
@@ -27,7 +26,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service 
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 from ansible_collections.netpool.ipam.tests.support.own_postgresql import OwnServer, wait_until
-from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.support.playbook import start_playbook
 
 PLAYBOOK = """
 - name: Reserve an address for every host
@@ -83,11 +82,8 @@ def play(tmp_path, spec, hosts, timeout=30, fault=None, at=20, name='play'):
     inventory = tmp_path / 'hosts.ini'
     inventory.write_text('[all]\n' + ''.join('h%03d ansible_connection=local\n' % i for i in range(hosts)))
     out = tmp_path / ('%s.json' % name)
-    proc = subprocess.Popen(
-        [ansible_bin('ansible-playbook'), '-i', str(inventory), '-f', '10', '-e', 'out=%s' % out,
-         '-e', 'ipam_timeout=%d' % timeout, str(tmp_path / 'play.yml')],
-        cwd=str(tmp_path), env=ansible_env(NETPOOL_IPAM_STORE=spec), stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, universal_newlines=True)
+    proc = start_playbook('-i', inventory, '-f', '10', '-e', 'out=%s' % out, '-e', 'ipam_timeout=%d' % timeout,
+                          tmp_path / 'play.yml', cwd=tmp_path, env={'NETPOOL_IPAM_STORE': spec})
     before = None
     lines = []
     reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, '')))

@@ -17,7 +17,6 @@ errantly sent data directly to stderr".
 
 import contextlib
 import socket
-import subprocess
 import threading
 import time
 
@@ -31,7 +30,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry imp
 from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
-from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.support.playbook import start_playbook
 
 #: the advisory lock the triggers take (any key no store uses: theirs hash a schema name)
 HELD_KEY = 4343
@@ -54,8 +53,6 @@ def store():
             admin.execute("CREATE TRIGGER held_in_the_writes AFTER INSERT ON %s.history FOR EACH ROW "
                           "WHEN (NEW.key = 'in-the-writes') EXECUTE FUNCTION %s.held_at_commit()" % (schema, schema))
         yield url, schema
-        _runner.close_all()
-        _runner._SERVICES.clear()
 
 
 def pool_key(schema):
@@ -274,10 +271,7 @@ def test_a_play_whose_sessions_are_ended_at_the_lock_and_at_the_commit_fails_not
     (tmp_path / 'play.yml').write_text(PLAYBOOK)
     (tmp_path / 'hosts.ini').write_text('[all]\n' + ''.join('%s ansible_connection=local\n' % h for h in hosts))
     with ending_sessions_at(pool_key(schema)) as end_at_lock, ending_sessions_at(HELD_KEY) as end_at_commit:
-        proc = subprocess.Popen(
-            [ansible_bin('ansible-playbook'), '-i', 'hosts.ini', '-f', '4', 'play.yml'], cwd=str(tmp_path),
-            env=ansible_env(NETPOOL_IPAM_STORE=url), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            universal_newlines=True)
+        proc = start_playbook('-i', 'hosts.ini', '-f', '4', 'play.yml', cwd=tmp_path, env={'NETPOOL_IPAM_STORE': url})
         try:
             ended = [end_at_lock(), end_at_commit()]
             output = proc.communicate(timeout=600)[0]

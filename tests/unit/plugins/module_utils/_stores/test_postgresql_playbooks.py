@@ -15,8 +15,6 @@ postgresql_server.py).
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 from netaddr import IPAddress
@@ -25,7 +23,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service 
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
-from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin
+from ansible_collections.netpool.ipam.tests.support.playbook import start_playbook
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 5)))
 
@@ -83,7 +81,6 @@ PLAYBOOK = """
 
 @pytest.mark.parametrize('mode', ['module', 'role'])
 def test_four_controllers_a_hundred_hosts_each_get_four_hundred_distinct_addresses(tmp_path, mode):
-    playbook = ansible_bin('ansible-playbook')
     with server.fresh_schema('pb') as (spec, _schema):
         store = open_store(spec)
         Service(store).pool('shared', subnets=[{'cidr': '10.20.0.0/23'}])
@@ -91,19 +88,17 @@ def test_four_controllers_a_hundred_hosts_each_get_four_hundred_distinct_address
         (tmp_path / 'play.yml').write_text(PLAYBOOK)
         out = tmp_path / 'out'
         out.mkdir()
-        env = dict(os.environ, NETPOOL_IPAM_STORE=spec, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'),
-                   ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, 'collections'), ANSIBLE_FORKS=str(FORKS),
-                   ANSIBLE_PYTHON_INTERPRETER=sys.executable)
+        env = {'NETPOOL_IPAM_STORE': spec, 'ANSIBLE_FORKS': str(FORKS)}
         procs = []
         for side in CONTROLLERS:
             inventory = tmp_path / ('%s.ini' % side)
             inventory.write_text('[all]\n' + ''.join('%s-%03d ansible_connection=local\n' % (side, i)
                                                      for i in range(HOSTS)))
             others = json.dumps([c for c in CONTROLLERS if c != side])
-            procs.append(subprocess.Popen(
-                [playbook, '-i', str(inventory), '-f', str(FORKS), '-e', 'out_dir=%s' % out,
-                 '-e', '{"side": "%s", "others": %s, "mode": "%s"}' % (side, others, mode), str(tmp_path / 'play.yml')],
-                cwd=str(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+            procs.append(start_playbook(
+                '-i', inventory, '-f', str(FORKS), '-e', 'out_dir=%s' % out,
+                '-e', '{"side": "%s", "others": %s, "mode": "%s"}' % (side, others, mode), tmp_path / 'play.yml',
+                cwd=tmp_path, env=env))
         outputs = [p.communicate(timeout=1200)[0] for p in procs]
         for proc, output in zip(procs, outputs):
             assert proc.returncode == 0, output

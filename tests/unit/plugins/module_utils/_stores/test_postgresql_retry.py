@@ -34,8 +34,6 @@ def spec():
         Service(store).pool('web', subnets=[{'cidr': '10.9.0.0/24'}])
         store.close()
         yield url
-        _runner.close_all()
-        _runner._SERVICES.clear()
 
 
 def reserve(spec, owner, timeout=30):

@@ -15,6 +15,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service 
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _json
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import StoreUnavailable
+from ansible_collections.netpool.ipam.tests.support import stores
 
 #: a group the files are given (root may give any; the tests run as root, or skip)
 GROUP = 4242
@@ -41,7 +42,7 @@ def shared(tmp_path, request):
     return path
 
 
-@pytest.mark.parametrize('shared', ['json', 'sqlite'], indirect=True)
+@pytest.mark.parametrize('shared', stores.FILES, indirect=True)
 def test_a_change_keeps_the_mode_and_group_of_a_shared_store(shared):
     store = open_store(shared)
     try:

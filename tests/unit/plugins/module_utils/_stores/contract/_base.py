@@ -13,7 +13,6 @@ from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors i
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
-from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
 
 needs = pytest.mark.needs
@@ -38,10 +37,6 @@ class Base(object):
     def other_strategy(self):
         """A strategy other than the default one, where the store holds one."""
         return 'first' if 'random' in self.cannot else 'random'
-
-    @pytest.fixture
-    def clock(self):
-        return Clock()
 
     @pytest.fixture
     def store(self, spec):

@@ -40,14 +40,14 @@ from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.netpool.ipam.plugins.action import info as info_action, reservation as reservation_action
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
-from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 from ansible_collections.netpool.ipam.plugins.modules import info as info_module, reservation as reservation_module
 
-from ansible_collections.netpool.ipam.tests.support.reliability import FILE_KINDS, action, snapshot
+from ansible_collections.netpool.ipam.tests.support import services, stores
+from ansible_collections.netpool.ipam.tests.support.reliability import action, snapshot
 
 # The writers are forked from the test process (pytest-xdist workers run threads): they only use what is
 # already imported, the store and os.write, so the warning about forking a multi-threaded process does not apply.
@@ -148,7 +148,7 @@ def _verify(spec, acked, released, pending=()):
     return found
 
 
-@pytest.mark.parametrize('kind', FILE_KINDS)
+@pytest.mark.parametrize('kind', stores.FILES)
 def test_sigkill(tmp_path, kind):
     spec = _spec(tmp_path, kind)
     store = open_store(spec)
@@ -271,7 +271,7 @@ def _assert_full_disk_error(error, words):
     assert any(w in error.msg.lower() for w in words), error.msg
 
 
-@pytest.mark.parametrize('kind', FILE_KINDS)
+@pytest.mark.parametrize('kind', stores.FILES)
 def test_full_disk_tmpfs(tiny_fs, kind):
     spec = _spec(tiny_fs, kind)
     store = open_store(spec)
@@ -326,7 +326,7 @@ def _limited_writer(spec, fd, extra):
         os._exit(code)
 
 
-@pytest.mark.parametrize('kind', FILE_KINDS)
+@pytest.mark.parametrize('kind', stores.FILES)
 def test_file_size_limit(tmp_path, kind):
     spec = _spec(tmp_path, kind)
     store = open_store(spec)
@@ -398,5 +398,4 @@ def test_json_write_refused_by_the_disk_through_a_task(tmp_path, monkeypatch, ca
         with open(spec) as f:
             assert '"lost"' not in f.read()
     finally:
-        _runner.close_all()
-        _runner._SERVICES.clear()
+        services.reset()

@@ -15,13 +15,13 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument, PoolExhausted, PoolNotFound
 from ansible_collections.netpool.ipam.plugins.module_utils._task._options import MODULES, STORE_OPTIONS, module_kwargs
+from ansible_collections.netpool.ipam.tests.support import services, stores
 from ansible_collections.netpool.ipam.tests.support.plugins import params
 
 
 @pytest.fixture
 def store(tmp_path):
-    yield str(tmp_path / 'ipam.sqlite')
-    _runner._SERVICES.clear()
+    return str(tmp_path / 'ipam.sqlite')
 
 
 def test_every_module_has_the_store_options():
@@ -130,7 +130,7 @@ def test_relative_store_resolves_against_base_dir(tmp_path):
     try:
         _runner.run('pool', p, base_dir=str(tmp_path))
     finally:
-        _runner._SERVICES.clear()
+        services.reset()
     assert (tmp_path / 'rel.sqlite').exists()
 
 
@@ -141,7 +141,7 @@ def test_failure_has_the_code_and_hides_secrets():
          'store': '/srv/ipam.sqlite'}
 
 
-@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
+@pytest.mark.parametrize('name', stores.FILE_NAMES)
 def test_check_mode_and_reads_never_create_a_store_file(tmp_path, name):
     path = str(tmp_path / name)
     predicted = _runner.run('pool', params('pool', path, name='web', cidr='10.0.0.0/24'), check=True)
@@ -156,7 +156,7 @@ def test_check_mode_and_reads_never_create_a_store_file(tmp_path, name):
     assert [p['name'] for p in _runner.run('info', params('info', path))['pools']] == ['web']
 
 
-@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
+@pytest.mark.parametrize('name', stores.FILE_NAMES)
 def test_a_store_opened_not_to_create_takes_no_change(tmp_path, name):
     from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import StoreAbsent
     from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool
@@ -176,7 +176,7 @@ def test_a_store_opened_not_to_create_takes_no_change(tmp_path, name):
     assert os.listdir(str(tmp_path)) == []
 
 
-@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
+@pytest.mark.parametrize('name', stores.FILE_NAMES)
 def test_a_failed_first_task_leaves_no_store_file(tmp_path, name):
     """A failure changes nothing (docs/design.md#errors): not even a new, empty store file."""
     path = str(tmp_path / name)

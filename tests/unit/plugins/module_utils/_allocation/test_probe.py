@@ -12,13 +12,15 @@ import sys
 
 import pytest
 
+from ansible_collections.netpool.ipam.tests.support import stores
 from ansible_collections.netpool.ipam.tests.support import netns
-from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.support import playbook
+from ansible_collections.netpool.ipam.tests.support.reliability import ansible_env
 
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _probe
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', '..'))
 CALLS = os.path.join(ROOT, 'tests', 'support', 'probe_calls.py')
 #: the addresses the hosts' side answers from
 HOSTS = ('10.77.0.5/24', '10.77.0.7/24', '10.77.0.9/24', '10.77.0.30/24', '10.77.0.31/24', 'fd77::5/64')
@@ -55,7 +57,7 @@ def addresses(result):
     return dict((r['owner'], r['address']) for r in result['reservations'])
 
 
-@pytest.mark.parametrize('suffix', ['sqlite', 'json'])
+@pytest.mark.parametrize('suffix', stores.FILES)
 def test_icmp_and_arp_skip_exactly_the_addresses_that_answer(link, tmp_path, suffix):
     owners = ['h%d' % i for i in range(1, 9)]
     got = calls(
@@ -198,7 +200,7 @@ def test_the_module_the_lookup_and_the_role_probe(link, tmp_path):
     with open(os.path.join(ROOT, 'ansible.cfg')) as f:
         (tmp_path / 'ansible.cfg').write_text(f.read().replace(
             'collections_path = ./collections', 'collections_path = %s' % os.path.join(ROOT, 'collections')))
-    done = link.run([ansible_bin('ansible-playbook'), '-i', 'inventory.ini', 'play.yml'], cwd=str(tmp_path),
+    done = link.run(playbook.command('-i', 'inventory.ini', 'play.yml'), cwd=str(tmp_path),
                     env=ansible_env(ANSIBLE_CONFIG=str(tmp_path / 'ansible.cfg'),
                                     NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite')))
     assert done.returncode == 0, done.stdout + done.stderr

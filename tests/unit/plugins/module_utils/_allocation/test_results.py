@@ -15,7 +15,6 @@ from ansible_collections.netpool.ipam.plugins.module_utils._allocation._results 
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
-from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
 
 @pytest.fixture
@@ -23,11 +22,6 @@ def store(tmp_path):
     store = open_store(str(tmp_path / 'ipam.sqlite'))
     yield store
     store.close()
-
-
-@pytest.fixture
-def clock():
-    return Clock()
 
 
 @pytest.fixture

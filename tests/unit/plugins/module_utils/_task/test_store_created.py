@@ -9,14 +9,13 @@ file store, and on a PostgreSQL database without tables (in process, as the modu
 """
 
 import json
-import subprocess
 
 
 from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 from ansible_collections.netpool.ipam.tests.support.plugins import params
-from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.support.playbook import run_playbook
 
 PLAYBOOK = """
 - name: Use a store that is not there
@@ -52,9 +51,7 @@ PLAYBOOK = """
 def test_the_task_that_makes_a_store_says_so_and_names_it(tmp_path):
     name = 'ipam.sqlte'
     (tmp_path / 'play.yml').write_text(PLAYBOOK)
-    done = subprocess.run([ansible_bin('ansible-playbook'), '-i', 'localhost,', '-c', 'local', '-e', 'store=%s' % name,
-                           'play.yml'], cwd=str(tmp_path), env=ansible_env(), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=300, check=False)
+    done = run_playbook('-i', 'localhost,', '-c', 'local', '-e', 'store=%s' % name, 'play.yml', cwd=tmp_path)
     assert done.returncode == 0, done.stdout
     results = json.loads((tmp_path / 'results.json').read_text())
     path = str(tmp_path / name)

@@ -18,14 +18,8 @@ from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors i
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
-from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
 WEB = [{'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'ranges': ['10.0.0.10-10.0.0.20']}]
-
-
-@pytest.fixture
-def clock():
-    return Clock()
 
 
 @pytest.fixture

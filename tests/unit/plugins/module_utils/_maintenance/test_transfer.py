@@ -23,11 +23,12 @@ from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service 
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document, import_document
 
+from ansible_collections.netpool.ipam.tests.support.stores import KINDS
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
-from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin
+from ansible_collections.netpool.ipam.tests.support.playbook import run_playbook
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', '..'))
 TOOL = os.path.join(ROOT, 'tools', 'migrate_store.py')
 PLAYBOOK = os.path.join(ROOT, 'playbooks', 'migrate_store.yml')
 
@@ -127,7 +128,7 @@ def test_round_trip_keeps_everything(stores, source_kind, target_kind):
         Service(source, clock=Clock()).reserve('web', 'new')['reservation']
 
 
-@pytest.mark.parametrize('kind', ['sqlite', 'json', 'postgresql'])
+@pytest.mark.parametrize('kind', KINDS)
 def test_an_import_rebuilds_free_spans_and_never_trusts_them(stores, kind):
     """Free spans in an export are derived state: an import that claims a held address is free (or forgets a
     free one) is rebuilt from the subnets, reservations and resting addresses (defect 3)."""
@@ -145,7 +146,7 @@ def test_an_import_rebuilds_free_spans_and_never_trusts_them(stores, kind):
     assert target.verify()['problems'] == []
 
 
-@pytest.mark.parametrize('kind', ['sqlite', 'json', 'postgresql'])
+@pytest.mark.parametrize('kind', KINDS)
 def test_a_non_empty_target_is_refused_unless_replace(stores, kind):
     if kind == 'postgresql':
         server.require_server()
@@ -237,16 +238,13 @@ def test_tool_reports_an_unreachable_store(tmp_path):
 
 
 def test_playbook_migrates_json_to_sqlite(stores, tmp_path):
-    playbook = ansible_bin('ansible-playbook')
     source = stores('json', 'source')
     populate(source)
     source.close()
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'),
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, 'collections'))
 
     def run(*extra):
-        return subprocess.run([playbook, PLAYBOOK, '-e', 'source=source.json', '-e', 'target=target.sqlite']
-                              + list(extra), cwd=str(tmp_path), env=env, capture_output=True, text=True, check=False)
+        return run_playbook(PLAYBOOK, '-e', 'source=source.json', '-e', 'target=target.sqlite', *extra, cwd=tmp_path,
+                            apart=True)
 
     proc = run('--check')
     assert proc.returncode == 0, proc.stdout + proc.stderr

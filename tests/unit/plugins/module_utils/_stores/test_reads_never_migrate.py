@@ -30,6 +30,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 from ansible_collections.netpool.ipam.tests.support.plugins import lookup, params
+from ansible_collections.netpool.ipam.tests.support import playbook
 from ansible_collections.netpool.ipam.tests.support.reliability import FIXTURES, ansible_bin, ansible_env
 
 BEHIND = _base.SCHEMA_VERSION - 1
@@ -142,12 +143,12 @@ def test_an_inventory_refresh_and_reads_leave_a_shared_sqlite_store_behind_and_a
         return done.stdout
     listed = run(ansible_bin('ansible-inventory'), '-i', 'ipam.netpool.yml', '--list')
     assert '"web1"' in listed
-    output = run(ansible_bin('ansible-playbook'), '-i', 'localhost,', '-c', 'local', 'read.yml')
+    output = run(*playbook.command('-i', 'localhost,', '-c', 'local', 'read.yml'))
     assert 'failed=0' in output
     assert sqlite_version(path) == BEHIND
     with open(path, 'rb') as f:
         assert f.read() == original
     assert sorted(os.listdir(str(tmp_path))) == ['change.yml', 'ipam.netpool.yml', 'ipam.sqlite', 'read.yml']
-    output = run(ansible_bin('ansible-playbook'), '-i', 'localhost,', '-c', 'local', 'change.yml')
+    output = run(*playbook.command('-i', 'localhost,', '-c', 'local', 'change.yml'))
     assert 'changed=1' in output
     assert sqlite_version(path) == _base.SCHEMA_VERSION

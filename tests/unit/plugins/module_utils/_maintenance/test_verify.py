@@ -22,7 +22,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service 
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 
-from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
+from ansible_collections.netpool.ipam.tests.support import postgresql_server as server, services, stores
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 
 
@@ -79,7 +79,7 @@ class Postgresql(object):
         self.conn.close()
 
 
-@pytest.fixture(params=['sqlite', 'postgresql'])
+@pytest.fixture(params=stores.SQL)
 def raw(request, tmp_path):
     if request.param == 'sqlite':
         path = str(tmp_path / 'ipam.sqlite')
@@ -311,14 +311,13 @@ def raw_state(raw):
 def test_the_info_module_reports_a_damaged_row(raw, capsys):
     """Through the module, as a user meets it: store_unavailable, and verify: true runs and lists it."""
     from ansible.module_utils.testing import patch_module_args
-    from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
     from ansible_collections.netpool.ipam.plugins.modules import info
 
     def run(args):
         with patch_module_args(dict(args, store=raw.spec)):
             with pytest.raises(SystemExit) as exit_info:
                 info.main()
-        _runner._SERVICES.clear()
+        services.reset()
         return exit_info.value.code, json.loads(capsys.readouterr().out)
 
     service = Service(open_store(raw.spec))

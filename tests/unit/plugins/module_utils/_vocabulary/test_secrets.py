@@ -22,7 +22,6 @@
 import json
 import os
 import stat
-import subprocess
 
 import pytest
 import yaml
@@ -38,7 +37,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry imp
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
-from ansible_collections.netpool.ipam.tests.support.reliability import ansible_bin, ansible_env
+from ansible_collections.netpool.ipam.tests.support.playbook import run_playbook
 from ansible_collections.netpool.ipam.tests.support.plugins import lookup, run_action, run_module
 
 SECRET = 'S3cr3t-Pa55word-42'
@@ -56,12 +55,6 @@ def umask_0():
         yield
     finally:
         os.umask(old)
-
-
-@pytest.fixture(autouse=True)
-def forget_services():
-    yield
-    _runner._SERVICES.clear()
 
 
 def test_sqlite_files_are_0600_under_umask_0(tmp_path, umask_0):
@@ -223,9 +216,7 @@ def test_ansible_playbook_vvv_output_never_shows_a_secret(tmp_path):
 
     def play(variables):
         (tmp_path / 'vars.yml').write_text(yaml.safe_dump(variables))
-        proc = subprocess.run([ansible_bin('ansible-playbook'), '-vvv', '-i', 'hosts.ini', '-e', '@vars.yml',
-                               'play.yml'], cwd=str(tmp_path), env=ansible_env(), capture_output=True, text=True,
-                              timeout=300, check=False)
+        proc = run_playbook('-vvv', '-i', 'hosts.ini', '-e', '@vars.yml', 'play.yml', cwd=tmp_path, apart=True)
         output = proc.stdout + proc.stderr
         assert proc.returncode == 0, output
         assert 'ok=5' in output and 'failed=0' in output and 'ignored=2' in output, output[-3000:]

@@ -39,7 +39,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfe
 
 from ansible_collections.netpool.ipam.tests.support import fuzz, netbox_server, postgresql_server
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils.test_state_machine import (
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._allocation.test_state_machine import (
     Expect, IpamMachine, OnNetbox, OnPostgresql, Sub, _addr, _parse, _span, _stamp)
 
 SETTINGS = fuzz.budget('dual')

@@ -27,7 +27,6 @@ rolled back.
 import json
 import os
 import re
-import subprocess
 
 import pytest
 import yaml
@@ -37,16 +36,16 @@ from ansible.errors import AnsibleError
 from ansible_collections.netpool.ipam.plugins.doc_fragments.probe import ModuleDocFragment as ProbeFragment
 from ansible_collections.netpool.ipam.plugins.doc_fragments.store import ModuleDocFragment as StoreFragment
 from ansible_collections.netpool.ipam.plugins.lookup import address
-from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import ERRORS, IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._task._options import LOOKUP_OPTIONS
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
+from ansible_collections.netpool.ipam.tests.support import stores
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 from ansible_collections.netpool.ipam.tests.support.plugins import ACTIONS, lookup, run_action, run_module
-from ansible_collections.netpool.ipam.tests.support.reliability import (
-    STORE_KINDS, action, ansible_bin, ansible_env, fresh_spec, snapshot)
+from ansible_collections.netpool.ipam.tests.support.playbook import run_playbook
+from ansible_collections.netpool.ipam.tests.support.reliability import action, fresh_spec, snapshot
 
 T0 = 1795000000.0
 
@@ -73,7 +72,7 @@ def seed(svc, clock):
     clock.advance(3600)             # the lease of 'leased' is over, not yet released
 
 
-@pytest.fixture(scope='module', params=STORE_KINDS)
+@pytest.fixture(scope='module', params=stores.KINDS)
 def seeded(request, tmp_path_factory):
     """``(spec, service)`` over a seeded state, one per store kind and test process."""
     # pytest always finishes a fixture's generator, so the context is exited
@@ -86,7 +85,6 @@ def seeded(request, tmp_path_factory):
             yield spec, svc
         finally:
             store.close()
-            _runner._SERVICES.clear()
 
 
 def _clear(msg, words):
@@ -655,8 +653,7 @@ def test_playbook(tmp_path):
     store = open_store(spec)
     before = snapshot(store, spec)
     store.close()
-    proc = subprocess.run([ansible_bin('ansible-playbook'), '-i', 'hosts.ini', 'play.yml'], cwd=str(tmp_path),
-                          env=ansible_env(), capture_output=True, text=True, timeout=300, check=False)
+    proc = run_playbook('-i', 'hosts.ini', 'play.yml', cwd=tmp_path, apart=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     results = json.loads((tmp_path / 'results.json').read_text())
     assert len(results) == len(PLAYBOOK_CASES) + 2

@@ -34,6 +34,7 @@ from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model im
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base, _json, _postgresql, _sqlite
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
+from ansible_collections.netpool.ipam.tests.support import stores
 from ansible_collections.netpool.ipam.tests.support import postgresql_server as server
 from ansible_collections.netpool.ipam.tests.support.plugins import lookup, params
 
@@ -87,7 +88,7 @@ def reads(spec):
 
 # -- a store that does not exist ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize('name', ['ipam.sqlite', 'ipam.json'])
+@pytest.mark.parametrize('name', stores.FILE_NAMES)
 def test_reads_and_check_mode_leave_no_file_and_no_lock(tmp_path, name):
     spec = str(tmp_path / name)
     reads(spec)

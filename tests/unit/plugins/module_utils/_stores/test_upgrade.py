@@ -33,9 +33,10 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores import _base,
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 
+from ansible_collections.netpool.ipam.tests.support import stores
 from ansible_collections.netpool.ipam.tests.support.clock import Clock
 from ansible_collections.netpool.ipam.tests.support.plugins import params
-from ansible_collections.netpool.ipam.tests.support.reliability import FILE_KINDS, FIXTURES
+from ansible_collections.netpool.ipam.tests.support.reliability import FIXTURES
 
 VERSIONS = sorted(set(int(m.group(1)) for m in (re.match(r'^state-v(\d+)\.(sqlite|json)$', f)
                                                 for f in os.listdir(FIXTURES)) if m))
@@ -63,21 +64,21 @@ def without_version(doc):
 def test_every_schema_version_has_both_fixtures():
     assert VERSIONS == list(range(1, _base.SCHEMA_VERSION + 1))
     for version in VERSIONS:
-        for kind in FILE_KINDS:
+        for kind in stores.FILES:
             assert os.path.exists(os.path.join(FIXTURES, 'state-v%d.%s' % (version, kind)))
 
 
 @pytest.mark.parametrize('version', VERSIONS)
 def test_both_fixtures_of_a_version_hold_the_same_state(tmp_path, version):
     docs = []
-    for kind in FILE_KINDS:
+    for kind in stores.FILES:
         store = open_store(fixture_copy(tmp_path, version, kind))
         docs.append(export_document(store))
         store.close()
     assert docs[0] == docs[1]
 
 
-@pytest.mark.parametrize('kind', FILE_KINDS)
+@pytest.mark.parametrize('kind', stores.FILES)
 def test_v1_fixture_loads_and_works(tmp_path, kind):
     path = fixture_copy(tmp_path, 1, kind)
     store = open_store(path)
@@ -112,7 +113,7 @@ def test_v1_fixture_loads_and_works(tmp_path, kind):
     store.close()
 
 
-@pytest.mark.parametrize('kind', FILE_KINDS)
+@pytest.mark.parametrize('kind', stores.FILES)
 def test_a_v3_state_takes_a_reservation_of_each_family_under_one_key(tmp_path, kind):
     """Schema version 4 holds one reservation per family of an owner and key (``family: dual``): a state of
     version 3 is migrated (SQLite: when it is opened, the reservation table made again with the family in its
@@ -147,7 +148,7 @@ def test_a_v3_state_takes_a_reservation_of_each_family_under_one_key(tmp_path, k
         assert '"schema_version": 4' in read(path).decode()
 
 
-@pytest.mark.parametrize('kind', FILE_KINDS)
+@pytest.mark.parametrize('kind', stores.FILES)
 def test_newer_version_is_refused_and_not_touched(tmp_path, kind):
     path = fixture_copy(tmp_path, 1, kind)
     if kind == 'sqlite':
@@ -326,7 +327,7 @@ def info(path):
         _runner.close_all()
 
 
-@pytest.mark.parametrize('kind', ['json', 'sqlite'])
+@pytest.mark.parametrize('kind', stores.FILES)
 def test_a_store_one_version_behind_is_migrated_by_its_first_change_only(tmp_path, monkeypatch, kind):
     """A store of the version before today's (the fixture of that version), shared with controllers still on the
     older collection (or a JSON plan kept in git): reads (the info module), check mode and a rerun read it through
@@ -431,7 +432,7 @@ def assert_refused_untouched(tmp_path, path, kind, *words):
 
 
 @pytest.mark.parametrize('version', [0, -1])
-@pytest.mark.parametrize('kind', FILE_KINDS)
+@pytest.mark.parametrize('kind', stores.FILES)
 def test_a_version_below_1_is_refused_and_not_touched(tmp_path, kind, version):
     """An edited schema_version (0, -1) is no version this collection wrote: store_unavailable, not a KeyError."""
     path = fixture_copy(tmp_path, 1, kind)
@@ -439,7 +440,7 @@ def test_a_version_below_1_is_refused_and_not_touched(tmp_path, kind, version):
     assert_refused_untouched(tmp_path, path, kind, 'schema_version %d' % version, 'not one this netpool.ipam')
 
 
-@pytest.mark.parametrize('kind', FILE_KINDS)
+@pytest.mark.parametrize('kind', stores.FILES)
 def test_a_version_with_no_migration_path_is_refused_and_not_touched(tmp_path, monkeypatch, kind):
     path = fixture_copy(tmp_path, 1, kind)
     pretend_next_version(monkeypatch)
