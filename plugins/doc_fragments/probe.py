@@ -31,8 +31,8 @@ options:
       - Where the controller cannot probe (no permission to send the probe, no route to the subnet, no interface on
         the subnet for V(arp), the command missing), the task fails with C(error invalid_argument) saying why, and
         hands out no address.
-      - The NetBox store does not probe yet - a task that would probe a new address there fails with
-        C(error unsupported).
+      - On the NetBox store, a candidate is an IP address NetBox allocated; one that answers is deleted as never
+        handed out before its holder is made, so a task that fails leaves NetBox as it was.
     type: str
     choices: [none, icmp, arp]
     default: none

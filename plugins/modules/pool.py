@@ -260,9 +260,10 @@ store:
 store_created:
   description:
     - True when this task made the store - a SQLite or JSON file that did not exist, or the tables of a PostgreSQL
-      database that had none - and a warning names it, so that a mistyped O(store) (C(ipam.sqlte)) or a playbook
-      started from another directory does not go unnoticed. Only a task that changes something makes a store; a
-      read, check mode or a failed task never does.
+      database that had none. The first run of a plan makes its store, so no warning says so; RV(store) names it,
+      and so does a line the controller shows at C(-v), where a mistyped O(store) (C(ipam.sqlte)) or a playbook
+      started from another directory shows. Only a task that changes something makes a store; a read, check mode
+      or a failed task never does.
   returned: when the task made the store
   type: bool
   sample: true

@@ -23,7 +23,7 @@ import time
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
-    AddressInUse, InvalidArgument, Unsupported)
+    AddressInUse, InvalidArgument)
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Reservation
 
 #: the values of ``probe``
@@ -197,9 +197,6 @@ def screen(service, pool, fresh, version, probe):
     record each that answered as held (``found``) and give its reservation the next free address, round after
     round until none answers. ``address_in_use`` once one reservation met ``probe.tries`` answering candidates:
     the task fails and its transaction writes nothing."""
-    if not service.store.probes:
-        raise Unsupported('This store cannot probe new addresses yet (probe: %s): give probe: none, or reserve on a '
-                          'SQLite, JSON or PostgreSQL store.' % probe.method)
     service._allocate(pool, fresh, version)  # pylint: disable=protected-access
     met, pending = dict((id(r), 0) for r in fresh), list(fresh)
     while pending:

@@ -74,9 +74,6 @@ class Store(abc.ABC):
     #: any work in memory; a write transaction that would commit a change raises ``StoreAbsent`` instead
     #: (nothing is written, the file is not created). Reads, check mode and work that fails never create it.
     absent = False
-    #: whether the ``probe`` option may run on this store: what allocation took for a candidate that answered is
-    #: given to the probe's holder in the same transaction, and a failure after it undoes both
-    probes = True
 
     #: True once this store object made the store it names (its file, or its tables in a PostgreSQL database that had
     #: none), until that was reported (``_runner.with_service`` reports it once, naming where)

@@ -102,9 +102,10 @@ def service_for(params, base_dir=None, create=True, must_exist=False):
     return service
 
 
-def created_warning(location):
-    """What a task that made a new store says about it: a mistyped path (``ipam.sqlte``) or a playbook run from
-    another directory makes a second, empty store rather than failing, and nothing else would tell."""
+def created_message(location):
+    """What the controller shows at ``-v`` of a task that made a new store (docs/stores.md, "A store that is not
+    there"): the first run of a plan makes its store, which is the normal start and no warning; the line names
+    the path, so that a mistyped one (``ipam.sqlte``) or a playbook run from another directory can be seen."""
     return ('netpool.ipam created a new, empty store at %s: there was none there. If you meant an existing store, '
             'check the store option (or NETPOOL_IPAM_STORE) and the directory the command was started from (a '
             'relative path is relative to it); a store made by mistake can be removed.' % location)
@@ -128,7 +129,7 @@ def with_service(params, base_dir, work, must_exist=False, created=None):
     ``must_exist=True``: a store file that does not exist is ``store_unavailable`` (``open_store``).
 
     ``created``: a list that gets the location (``store_location``) of a store that ``work`` made (its file, or the
-    tables of a PostgreSQL database), once: the task that makes a store says so (``created_warning``).
+    tables of a PostgreSQL database), once: the task that makes a store says so (``created_message``).
     """
     timeout = _store_settings(params, base_dir)[4]
     made = []
@@ -253,7 +254,7 @@ OPERATIONS = {'pool': _pool, 'range': _range, 'reservation': _reservation, 'info
 
 def run(name, params, check=False, diff=False, base_dir=None):
     """Run module ``name`` with its validated ``params``; the task result, or ``IpamError``. A task that made the
-    store has ``store_created`` true, and a warning naming it."""
+    store has ``store_created`` true (no warning: the controller's plugins show ``created_message`` at ``-v``)."""
     created = []
 
     def operation(service):
@@ -265,7 +266,6 @@ def run(name, params, check=False, diff=False, base_dir=None):
     result['store'] = store_location(params, base_dir)
     if created:
         result['store_created'] = True
-        result.setdefault('warnings', []).append(created_warning(created[0]))
     diff_data = result.pop('diff', None)
     if diff and diff_data is not None:
         result['diff'] = diff_data

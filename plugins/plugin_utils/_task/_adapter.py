@@ -85,6 +85,8 @@ class IpamAction(ActionBase):
         outcome = run_task(self.module, self.task_args(), bool(self._task.check_mode), bool(self._task.diff))
         if outcome.get('error') == 'store_unavailable' and item is not None:
             UNAVAILABLE[store] = (item, dict(outcome, msg=outcome['msg'] + NOT_TRIED))
+        if outcome.get('store_created'):
+            Display().v(_runner.created_message(outcome['store']))
         result.update(outcome)
         return result
 
@@ -133,7 +135,7 @@ def plugin_call(params, call, doing, plugin, name, must_exist=False):
         name, params, lambda: _runner.with_service(params, where, call, must_exist=must_exist, created=created),
         where, doing)
     for location in created:    # (the lookup with allocate, on a store that was not there)
-        Display().warning(_runner.created_warning(location))
+        Display().v(_runner.created_message(location))
     if failure is None:
         return result
     error = LookupIpamError('%s: %s' % (plugin, failure['msg']), failure['error'])

@@ -251,6 +251,20 @@ class Client(object):
                     return False
         return complete
 
+    def taken_back(self, ident):
+        """The changelog message that deletes IP address ``ident``, made by this transaction, as the undo of its
+        creation (``netpool: undo TOKEN``), or None for one it did not make. An allocation deleted again in
+        the transaction that made it (a candidate a probe found answering) was never handed out: the change log
+        reads its creation as undone (``_history``), and a failure later does not make it again, since it was not
+        there before the transaction."""
+        made = next((entry for entry in self.tx.undo if entry[0] == 'delete'
+                     and _path(entry[1]).endswith('/ipam/ip-addresses/%d/' % ident)), None)
+        if made is None:
+            return None
+        self.tx.undo.remove(made)
+        self.tx.covered += 1        # the DELETE about to be sent is the whole undo of the creation
+        return ' '.join(['netpool: undo'] + made[-1])
+
     def undoable(self, message, restore):
         """What a sent write that deleted or changed something needs if the transaction fails: ``restore``."""
         self.tx.undo.append(('restore', restore, message.split(' ')[1:2]))

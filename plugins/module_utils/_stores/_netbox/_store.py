@@ -63,10 +63,6 @@ from ansible_collections.netpool.ipam.plugins.module_utils._space._tree import l
 class NetboxStore(GraphqlReads, NetboxHistory, Store):
     """Pools and reservations in NetBox's IPAM, over its REST API."""
 
-    #: not yet: a task that fails after a candidate answered would keep the candidate's claim (NetBox's undo of an
-    #: address made and then deleted in one transaction makes it again), so ``probe`` says unsupported
-    probes = False
-
     kind = 'netbox'
 
     def __init__(self, spec, timeout=30, validate_certs=True, token=None, create=True):
@@ -469,6 +465,10 @@ class NetboxStore(GraphqlReads, NetboxHistory, Store):
         pool = self.get_pool(old.namespace, old.pool)
 
         def send(message):
+            undone = self.client.taken_back(old.netbox_id)
+            if undone is not None:      # allocated by this transaction: deleted as never handed out
+                self.client.delete_address(old.netbox_id, undone)
+                return
             self.client.delete_address(old.netbox_id, message)
             self.client.undoable(message, lambda undo: self.client.request(
                 'POST', '/ipam/ip-addresses/', body=self._address_body(old, pool, undo)))

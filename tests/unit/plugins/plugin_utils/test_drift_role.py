@@ -9,7 +9,8 @@ One playbook of independent plays, each in its own namespace, run three times (c
 the ``linear`` strategy with ``ipam_drift_fail`` and ``ipam_drift_adopt`` (one store read and one adoption for the
 batch), ``free`` with adoption (each host alone), ``serial: 2`` with ``ipam_pool`` and a host left out by
 ``--limit``, a role-level ``when`` that skips the first host (each host alone), ``include_role`` with such a ``when``
-(the others together), and gathered facts. What is checked: every host's
+(the others together), ``host_pinned`` with adoption (each host alone, as under ``free``: its own store read, its own
+table, its own adoption), and gathered facts. What is checked: every host's
 ``ipam_drift`` (missing, unreserved, foreign), the table, the failure of the host with a foreign address, the
 store after each run (check mode writes nothing; adoption writes exactly the unreserved addresses of the hosts
 that adopt), and a rerun after adoption that changes nothing.
@@ -29,7 +30,7 @@ from ansible_collections.netpool.ipam.tests.support.playbook import run_playbook
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 4)))
 
 #: the namespaces of the plays that share one shape: (prefix of the host names, namespace)
-SHAPES = [('la', 'lin'), ('fb', 'free'), ('sc', 'serial'), ('wd', 'when'), ('wi', 'include')]
+SHAPES = [('la', 'lin'), ('fb', 'free'), ('sc', 'serial'), ('wd', 'when'), ('wi', 'include'), ('hp', 'pinned')]
 
 INVENTORY = """
 localhost ansible_connection=local
@@ -57,18 +58,18 @@ PLAN = """
   tasks:
     - name: Pool p in each namespace
       netpool.ipam.pool: {name: p, cidr: 10.80.0.0/24, namespace: "{{ item }}"}
-      loop: [lin, free, serial, when, include]
+      loop: [lin, free, serial, when, include, pinned]
     - name: Pool q beside p, which ipam_pool p leaves out
       netpool.ipam.pool: {name: q, cidr: 10.81.0.0/24, namespace: serial}
     - name: What X1 and X3 hold
       netpool.ipam.reservation:
         {pool: p, namespace: "{{ item.0 }}", owner: "{{ item.0 | extract(names) }}{{ item.1.n }}",
          key: "{{ item.1.key }}", address: "{{ item.1.address }}"}
-      loop: "{{ ['lin', 'free', 'serial', 'when', 'include'] | product([{'n': 1, 'key': 'eth0', 'address': '10.80.0.10'},
+      loop: "{{ ['lin', 'free', 'serial', 'when', 'include', 'pinned'] | product([{'n': 1, 'key': 'eth0', 'address': '10.80.0.10'},
                 {'n': 1, 'key': 'eth1', 'address': '10.80.0.15'}, {'n': 3, 'key': 'eth0', 'address': '10.80.0.12'}])
                 | list }}"
       vars:
-        names: {lin: la, free: fb, serial: sc, when: wd, include: wi}
+        names: {lin: la, free: fb, serial: sc, when: wd, include: wi, pinned: hp}
     - name: The pool of the host whose facts are gathered (its first IPv4 address's /24)
       netpool.ipam.pool:
         name: f
@@ -109,6 +110,16 @@ REPORT = """
       check_mode: false
 """
 
+# a play whose strategy runs each host on its own (free, host_pinned): each host reads the store and adopts alone
+ALONE = """- name: %(strategy)s, each host alone, adopting
+  hosts: %(hosts)s
+  gather_facts: false
+  strategy: %(strategy)s
+  roles:
+    - role: netpool.ipam.drift
+      vars: {ipam_drift_adopt: true, ipam_namespace: %(namespace)s}
+"""
+
 PLAYS = """
 - name: Linear, failing the host with a foreign address, adopting for the others
   hosts: la
@@ -118,13 +129,7 @@ PLAYS = """
   roles:
     - role: netpool.ipam.drift
       vars: {ipam_drift_adopt: true, ipam_drift_fail: true}
-- name: Free, each host alone, adopting
-  hosts: fb
-  gather_facts: false
-  strategy: free
-  roles:
-    - role: netpool.ipam.drift
-      vars: {ipam_drift_adopt: true, ipam_namespace: free}
+""" + ALONE % dict(strategy='free', hosts='fb', namespace='free') + """
 - name: Serial, in pool p only
   hosts: sc
   gather_facts: false
@@ -148,6 +153,7 @@ PLAYS = """
         name: netpool.ipam.drift
       vars: {ipam_namespace: include, ipam_drift_adopt: true}
       when: inventory_hostname != 'wi1'
+""" + ALONE % dict(strategy='host_pinned', hosts='hp', namespace='pinned') + """
 - name: Gathered facts
   hosts: facts
   gather_facts: false
@@ -222,6 +228,7 @@ def assert_found(tmp_path, out, adopted, facts=False):
     want.update(expected('sc', adopted))
     want.update((h, d) for h, d in expected('wd').items() if h != 'wd1')           # skipped by the when
     want.update((h, d) for h, d in expected('wi', adopted).items() if h != 'wi1')
+    want.update(expected('hp', adopted))
     assert seen == want, out
     if not facts:
         assert gathered is None and addresses is None, out
@@ -236,7 +243,7 @@ def assert_found(tmp_path, out, adopted, facts=False):
 #: outside ipam_pool p, the when play does not adopt, wi1 is skipped by the when of include_role
 ADOPTED = [('lin', 'la1', 'default', '10.80.0.11'), ('lin', 'la3', 'default', '10.80.0.30'),
            ('include', 'wi2', 'default', '10.80.0.20'), ('include', 'wi3', 'default', '10.80.0.30')] + [
-    (ns, p + n, 'default', address) for p, ns in SHAPES[1:3]
+    (ns, p + n, 'default', address) for p, ns in SHAPES[1:3] + SHAPES[5:]
     for n, address in (('1', '10.80.0.11'), ('2', '10.80.0.20'), ('3', '10.80.0.30'))]
 
 
@@ -261,6 +268,11 @@ def test_drift_under_every_way_a_play_runs(tmp_path):
     assert re.search(r'"host +missing +unreserved +foreign",\s*"la1 +10\.80\.0\.15 +10\.80\.0\.11 +-",\s*'
                      r'"la2 +- +10\.80\.0\.20 +10\.80\.0\.12 \(la3/eth0\)",\s*"la3 +10\.80\.0\.12 +10\.80\.0\.30 +-"',
                      out), out
+    # host_pinned runs each host on its own: three tables of one line each, none naming two of the hosts
+    for line in (r'"hp1 +10\.80\.0\.15 +10\.80\.0\.11 +-"', r'"hp2 +- +10\.80\.0\.20 +10\.80\.0\.12 \(hp3/eth0\)"',
+                 r'"hp3 +10\.80\.0\.12 +10\.80\.0\.30 +-"'):
+        assert re.search(r'"msg": \[\s*"host +missing +unreserved +foreign",\s*%s\s*\]' % line, out), (line, out)
+    assert not re.search(r'"hp\d [^"]*",\s*"hp\d', out), out
 
     code, out = run(tmp_path, '--diff', '--skip-tags', 'facts')
     assert_adopted(tmp_path, code, out)

@@ -8,7 +8,7 @@ meets too many fails writing nothing. The network is ``Network``, a probe whose 
 probes run on real interfaces in ``test_probe.py``); the store is the real one."""
 
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _probe
-from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract._base import Base, needs
+from ansible_collections.netpool.ipam.tests.unit.plugins.module_utils._stores.contract._base import Base
 
 
 class Network(_probe.Probe):
@@ -30,9 +30,9 @@ def addresses(result):
 
 
 class ProbeTests(Base):
-    """``probe`` on every store."""
+    """``probe`` on every store (NetBox's candidates are IP addresses it allocated: test_netbox.py shows what a
+    probe that finds them answering leaves there)."""
 
-    @needs('probe')
     def test_answering_candidates_are_held_by_the_probe_and_skipped(self, svc, web):
         network = Network(['10.0.0.11', '10.0.0.13', '10.0.0.16'])
         result = svc.reserve_owners('web', ['a', 'b', 'c', 'd'], probe=network)
@@ -51,14 +51,12 @@ class ProbeTests(Base):
         assert sorted(r['address'] for r in released) == ['10.0.0.11', '10.0.0.13', '10.0.0.16']
         assert svc.reserve('web', 'f')['reservation']['address'] == '10.0.0.11'     # freed
 
-    @needs('probe')
     def test_too_many_answering_candidates_fail_and_write_nothing(self, svc, web):
         network = Network(['10.0.0.10', '10.0.0.11', '10.0.0.12'], tries=3)
         error = self.fails(svc, 'address_in_use', svc.reserve_owners, 'web', ['a'], probe=network)
         assert "3 addresses of pool 'web' answered a icmp probe for a/default" in error.msg
         assert error.details['answered'] == ['10.0.0.10', '10.0.0.11', '10.0.0.12']
 
-    @needs('probe')
     def test_check_mode_and_statics_are_not_probed(self, svc, web):
         network = Network(['10.0.0.10'])
         result = self.unchanged(svc, svc.reserve_owners, 'web', ['a', {'owner': 's', 'address': '10.0.0.15'}],
@@ -67,7 +65,6 @@ class ProbeTests(Base):
         assert svc.reserve('web', 's', address='10.0.0.10', probe=network)['reservation']['address'] == '10.0.0.10'
         assert network.asked == []
 
-    @needs('probe')
     def test_family_dual_probes_each_family(self, svc):
         svc.pool('ds', subnets=[{'cidr': '10.0.0.0/24', 'ranges': ['10.0.0.10-10.0.0.20']},
                                 {'cidr': '2001:db8::/64', 'ranges': ['2001:db8::10-2001:db8::20']}])
