@@ -41,7 +41,7 @@ VERSION = '0.0.1'
 KINDS = ('terraform_data', 'floor', 'netpool', 'base')
 
 
-# --- the floor provider (runs in the process Terraform starts: imports the framework only) ---------------------
+# --- the floor provider (runs in the process Terraform starts: the framework, and netpool's _framework only) -----
 
 def _tf_type(cty):
     """A ``tf`` type from its Terraform (cty) JSON type, as ``TfType.tf_type()`` writes it."""
@@ -162,13 +162,15 @@ def floor_provider(schema):
 
 
 def serve(schema_path):
-    from pathlib import Path     # pylint: disable=import-outside-toplevel
-    from tf import runner        # pylint: disable=import-outside-toplevel
+    from pathlib import Path                    # pylint: disable=import-outside-toplevel
+    from tf import provider as tf_provider      # pylint: disable=import-outside-toplevel
+    from netpool_terraform import _framework    # pylint: disable=import-outside-toplevel
 
-    runner._get_cert_cache_path = lambda: Path(os.path.dirname(schema_path)) / 'ssl_cert.json'  # pylint: disable=W0212
     with open(schema_path) as f:
         provider = floor_provider(json.load(f))
-    runner.run_provider(provider, sys.argv)
+    # the framework's own servicer; the certificate kept as netpool's provider keeps it (the framework's internals)
+    cert = Path(os.path.dirname(schema_path)) / 'ssl_cert.json'
+    _framework.run(provider, sys.argv, tf_provider.ProviderServicer, cert)
     return 0
 
 
