@@ -110,9 +110,9 @@ def test_a_create_is_planned_as_the_framework_plans_it():
     planned state, byte for byte, and the same diagnostics, for netpool_reservation's schema with values given,
     left null and unknown."""
     given = dict((name, None) for name in Reservation.ATTRIBUTES)
+    computed = [n for n, (_t, flags, _d) in Reservation.ATTRIBUTES.items() if flags.get('computed')]
     proposals = [
-        dict(given, pool='web', owner='vm1', **dict((n, Unknown) for n, (_t, f, _d) in Reservation.ATTRIBUTES.items()
-                                                   if f.get('computed') and n not in ('pool', 'owner'))),
+        dict(given, pool='web', owner='vm1', **dict((n, Unknown) for n in computed)),
         dict(given, pool='web', owner='vm2', key='nic1', address='10.0.0.9', metadata={'mac': '52:54:00:aa:bb:cc'},
              probe_timeout=300, force=True, id=Unknown, cidr=Unknown, dns=Unknown),
         dict(given, pool='web', owner='vm3', namespace='lab'),
