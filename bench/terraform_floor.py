@@ -257,7 +257,14 @@ def fresh_database(kind):
     return 'postgresql://postgres@127.0.0.1:5432/' + name
 
 
-def round_of(harness, kind, count, tmp, env, starts_log, postgresql=False):
+#: the commands measured, in the order they run (--steps N: the first N)
+STEPS = (('plan (new)', ['plan', '-input=false']),
+         ('apply', ['apply', '-auto-approve', '-input=false']),
+         ('plan (no change)', ['plan', '-input=false', '-detailed-exitcode']),
+         ('destroy', ['destroy', '-auto-approve', '-input=false']))
+
+
+def round_of(harness, kind, count, tmp, env, starts_log, postgresql=False, steps=STEPS):
     work = tempfile.mkdtemp(dir=tmp, prefix=kind + '-')
     cpu_log = os.path.join(os.path.dirname(starts_log), 'cpu') if starts_log != os.devnull else os.devnull
     pool = harness.NETPOOL.replace('source = "terraform.local/netpool/netpool"',
@@ -273,10 +280,7 @@ def round_of(harness, kind, count, tmp, env, starts_log, postgresql=False):
         f.write(harness.FLOOR % count if kind == 'terraform_data' else pool + harness.RESERVATIONS % count)
     harness.terraform(['init', '-input=false'], work, env)
     found = {}
-    for step, args in (('plan (new)', ['plan', '-input=false']),
-                       ('apply', ['apply', '-auto-approve', '-input=false']),
-                       ('plan (no change)', ['plan', '-input=false', '-detailed-exitcode']),
-                       ('destroy', ['destroy', '-auto-approve', '-input=false'])):
+    for step, args in steps:
         before, cpu_before, recorded = starts_of(starts_log), cpu_of(cpu_log), starts_of(cpu_log)
         wall, cpu = harness.terraform(args, work, env)
         # (wall, CPU, provider starts, the providers' CPU, how many of the starts recorded theirs)
@@ -328,6 +332,9 @@ def main():
                         help="a fresh database on this machine's PostgreSQL for each provider, instead of SQLite")
     parser.add_argument('--kinds', nargs='+', choices=KINDS,
                         help='the kinds to measure (default: all; base with --base only)')
+    parser.add_argument('--steps', type=int, choices=range(1, len(STEPS) + 1), default=len(STEPS),
+                        help='how many of the commands to run, in their order (1: only the plan of the new '
+                             'resources; default: all %d)' % len(STEPS))
     args = parser.parse_args()
     kinds = [k for k in (args.kinds or KINDS) if k != 'base' or args.base]
     if not shutil.which('terraform'):
@@ -364,7 +371,8 @@ def main():
         for _round in range(args.rounds):
             for kind in kinds:
                 results[kind].append(round_of(harness, kind, args.count, tmp, envs[kind],
-                                              installed.get(kind, (None, None, os.devnull))[2], args.postgresql))
+                                              installed.get(kind, (None, None, os.devnull))[2], args.postgresql,
+                                              STEPS[:args.steps]))
                 # as it comes, so that a run stopped early keeps what it measured
                 print('  %s: %s (load average %.2f)' % (kind, ', '.join(
                     '%s %.2f / %.2f [%d] (providers %.2f CPU, %d recorded)' % ((step,) + figures)
