@@ -41,7 +41,7 @@ VERSION = '0.0.1'
 KINDS = ('terraform_data', 'floor', 'netpool', 'base')
 
 
-# --- the floor provider (runs in the process Terraform starts: imports the framework only) ---------------------
+# --- the floor provider (runs in the process Terraform starts: the framework, and netpool's _framework only) -----
 
 def _tf_type(cty):
     """A ``tf`` type from its Terraform (cty) JSON type, as ``TfType.tf_type()`` writes it."""
@@ -162,13 +162,15 @@ def floor_provider(schema):
 
 
 def serve(schema_path):
-    from pathlib import Path     # pylint: disable=import-outside-toplevel
-    from tf import runner        # pylint: disable=import-outside-toplevel
+    from pathlib import Path                    # pylint: disable=import-outside-toplevel
+    from tf import provider as tf_provider      # pylint: disable=import-outside-toplevel
+    from netpool_terraform import _framework    # pylint: disable=import-outside-toplevel
 
-    runner._get_cert_cache_path = lambda: Path(os.path.dirname(schema_path)) / 'ssl_cert.json'  # pylint: disable=W0212
     with open(schema_path) as f:
         provider = floor_provider(json.load(f))
-    runner.run_provider(provider, sys.argv)
+    # the framework's own servicer; the certificate kept as netpool's provider keeps it (the framework's internals)
+    cert = Path(os.path.dirname(schema_path)) / 'ssl_cert.json'
+    _framework.run(provider, sys.argv, tf_provider.ProviderServicer, cert)
     return 0
 
 
@@ -255,7 +257,14 @@ def fresh_database(kind):
     return 'postgresql://postgres@127.0.0.1:5432/' + name
 
 
-def round_of(harness, kind, count, tmp, env, starts_log, postgresql=False):
+#: the commands measured, in the order they run (--steps N: the first N)
+STEPS = (('plan (new)', ['plan', '-input=false']),
+         ('apply', ['apply', '-auto-approve', '-input=false']),
+         ('plan (no change)', ['plan', '-input=false', '-detailed-exitcode']),
+         ('destroy', ['destroy', '-auto-approve', '-input=false']))
+
+
+def round_of(harness, kind, count, tmp, env, starts_log, postgresql=False, steps=STEPS):
     work = tempfile.mkdtemp(dir=tmp, prefix=kind + '-')
     cpu_log = os.path.join(os.path.dirname(starts_log), 'cpu') if starts_log != os.devnull else os.devnull
     pool = harness.NETPOOL.replace('source = "terraform.local/netpool/netpool"',
@@ -271,10 +280,7 @@ def round_of(harness, kind, count, tmp, env, starts_log, postgresql=False):
         f.write(harness.FLOOR % count if kind == 'terraform_data' else pool + harness.RESERVATIONS % count)
     harness.terraform(['init', '-input=false'], work, env)
     found = {}
-    for step, args in (('plan (new)', ['plan', '-input=false']),
-                       ('apply', ['apply', '-auto-approve', '-input=false']),
-                       ('plan (no change)', ['plan', '-input=false', '-detailed-exitcode']),
-                       ('destroy', ['destroy', '-auto-approve', '-input=false'])):
+    for step, args in steps:
         before, cpu_before, recorded = starts_of(starts_log), cpu_of(cpu_log), starts_of(cpu_log)
         wall, cpu = harness.terraform(args, work, env)
         # (wall, CPU, provider starts, the providers' CPU, how many of the starts recorded theirs)
@@ -326,6 +332,9 @@ def main():
                         help="a fresh database on this machine's PostgreSQL for each provider, instead of SQLite")
     parser.add_argument('--kinds', nargs='+', choices=KINDS,
                         help='the kinds to measure (default: all; base with --base only)')
+    parser.add_argument('--steps', type=int, choices=range(1, len(STEPS) + 1), default=len(STEPS),
+                        help='how many of the commands to run, in their order (1: only the plan of the new '
+                             'resources; default: all %d)' % len(STEPS))
     args = parser.parse_args()
     kinds = [k for k in (args.kinds or KINDS) if k != 'base' or args.base]
     if not shutil.which('terraform'):
@@ -362,7 +371,8 @@ def main():
         for _round in range(args.rounds):
             for kind in kinds:
                 results[kind].append(round_of(harness, kind, args.count, tmp, envs[kind],
-                                              installed.get(kind, (None, None, os.devnull))[2], args.postgresql))
+                                              installed.get(kind, (None, None, os.devnull))[2], args.postgresql,
+                                              STEPS[:args.steps]))
                 # as it comes, so that a run stopped early keeps what it measured
                 print('  %s: %s (load average %.2f)' % (kind, ', '.join(
                     '%s %.2f / %.2f [%d] (providers %.2f CPU, %d recorded)' % ((step,) + figures)

@@ -27,14 +27,11 @@ meant to be run by hand.
 
 
 def serve():
-    from pathlib import Path     # pylint: disable=import-outside-toplevel
-    from tf import runner        # pylint: disable=import-outside-toplevel
+    from pathlib import Path                                # pylint: disable=import-outside-toplevel
+    from netpool_terraform import _framework, _servicer     # pylint: disable=import-outside-toplevel
 
     # The framework keeps its certificate under ~/.cache and fails to start when it cannot write there.
-    cache = Path(cert_cache_dir()) / 'ssl_cert.json'
-    runner._get_cert_cache_path = lambda: cache     # pylint: disable=protected-access
-
-    runner.run_provider(make_provider(), sys.argv)
+    _framework.run(make_provider(), sys.argv, _servicer.Servicer, Path(cert_cache_dir()) / 'ssl_cert.json')
     return 0
 
 
@@ -44,9 +41,7 @@ def make_provider():
     if refusal is not None:
         return unavailable(refusal, 'invalid_argument')
     try:
-        from netpool_terraform import _servicer                    # pylint: disable=import-outside-toplevel
         from netpool_terraform.provider import NetpoolProvider     # pylint: disable=import-outside-toplevel
-        _servicer.install()
         return NetpoolProvider()
     except Exception as e:  # pylint: disable=broad-except
         return unavailable('%s: %s' % (type(e).__name__, e))

@@ -100,6 +100,9 @@ class Ledger(object):
     def __init__(self, path):
         self._path = path
         self.entries = None
+        #: the file appended to, opened at the first append and kept (an open per address planned cost more
+        #: than the plan of it); opened again when another process has rewritten the file since
+        self._appending = None
 
     @property
     def path(self):
@@ -151,13 +154,37 @@ class Ledger(object):
             pass
 
     def _append(self, ident, address):
+        line = (json.dumps([list(ident), address]) + '\n').encode()
         try:
-            with open(self.path, 'a') as f:
-                fcntl.flock(f, fcntl.LOCK_EX)
-                f.write(json.dumps([list(ident), address]) + '\n')
+            f = self._locked()
+            try:
+                while line:
+                    line = line[f.write(line):]
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
         except (IOError, OSError) as e:
             if e.errno not in (errno.EACCES, errno.EROFS, errno.ENOENT, errno.ENOSPC):
                 raise
+
+    def _locked(self):
+        """The file to append to, locked: the one at ``path`` now. A rewrite (``_rewrite``, here or in another
+        process) replaces the file while it holds the lock of the one it replaces, so a descriptor kept from
+        before it is of a file nobody reads any more: once locked, it is checked against ``path`` and opened
+        again if it is not the file there."""
+        for _attempt in range(10):
+            if self._appending is None:
+                self._appending = open(self.path, 'ab', buffering=0)    # pylint: disable=consider-using-with
+            fcntl.flock(self._appending, fcntl.LOCK_EX)
+            try:
+                here = os.stat(self.path)
+            except OSError:
+                here = None
+            if here is not None and os.path.samestat(here, os.fstat(self._appending.fileno())):
+                return self._appending
+            fcntl.flock(self._appending, fcntl.LOCK_UN)
+            self._appending.close()
+            self._appending = None
+        raise IOError(errno.ENOENT, 'the ledger %s keeps being replaced' % self.path)
 
     def get(self, ident):
         self._load()
@@ -207,6 +234,8 @@ class Planner(object):
         self.held = {}
         #: (namespace, pool, family) -> free reservation dicts read and not handed out yet
         self.free = {}
+        #: (namespace, pool) -> whether the pool has a reuse delay, as read once
+        self.delays = {}
         #: identities whose current reservation this process planned to replace: it goes before the new one
         self.replacing = set()
         #: namespaces of the pools this process writes (an apply creating, changing or deleting pools)
@@ -277,14 +306,25 @@ class Planner(object):
         self.ledger.put(ident, found['address'])
         return found
 
-    @staticmethod
-    def _back(service, ident, taken, replacing):
+    def _back(self, service, ident, taken, replacing):
         """The reservation dict of the address the owner of ``ident`` gets back (``Service.returning``): the one
         it left resting under the pool's reuse delay, or, ``replacing`` it, the one it holds (its release lets it
         rest for it); None when there is none, or this process planned it for another."""
         namespace, pool, owner, key, family = ident
+        if not self._delayed(service, namespace, pool):
+            return None
         found = service.returning(pool, owner, key, namespace=namespace, family=family, replacing=replacing)
         return None if found is None or found['address'] in taken else dict(found, static=False)
+
+    def _delayed(self, service, namespace, pool):
+        """Whether ``pool`` has a reuse delay: without one no address rests, and ``Service.returning`` gives
+        nothing back (it is a read transaction per reservation, most of a plan's cost). Read once per pool, as
+        who holds what is (``_held``); asked again each time in a namespace whose pools this process changes."""
+        if namespace in self.pools_changed:
+            return True
+        if (namespace, pool) not in self.delays:
+            self.delays[(namespace, pool)] = bool(service.info(namespace, pool=pool)['pools'][0]['reuse_delay'])
+        return self.delays[(namespace, pool)]
 
     def _free(self, service, namespace, pool, family, taken, address=None):
         """The next free address's reservation dict (``address``: that one, if free), or None."""

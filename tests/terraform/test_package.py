@@ -253,26 +253,14 @@ class _Planned(object):
         return dict(planned, address='10.0.0.%d' % len(self.seen))
 
 
-def test_the_framework_lets_a_create_be_planned():
-    """The framework internals that ``_servicer`` stands on (docs/developing.md): run_provider takes its servicer
-    from ``tf.provider.ProviderServicer`` when it starts, and ``Servicer`` hands the framework's plan of a create
-    to the resource's ``plan_create``, with the configuration; an update is the framework's own."""
-    import inspect  # pylint: disable=import-outside-toplevel
-
-    from tf import provider as tf_provider, runner  # pylint: disable=import-outside-toplevel
+def test_the_servicer_lets_a_create_be_planned():
+    """``Servicer`` (docs/developing.md) hands the plan of a create to the resource's ``plan_create``, with the
+    configuration; an update is the framework's own. (Which servicer Terraform talks to: test_framework.py.)"""
     from tf.gen import tfplugin_pb2 as pb  # pylint: disable=import-outside-toplevel
     from tf.types import Unknown  # pylint: disable=import-outside-toplevel
     from tf.utils import read_dynamic_value, to_dynamic_value  # pylint: disable=import-outside-toplevel
 
     from netpool_terraform import _servicer  # pylint: disable=import-error,import-outside-toplevel
-
-    assert 'from tf.provider import ProviderServicer' in inspect.getsource(runner.run_provider)
-    original = tf_provider.ProviderServicer
-    try:
-        _servicer.install()
-        assert tf_provider.ProviderServicer is _servicer.Servicer
-    finally:
-        tf_provider.ProviderServicer = original
 
     class App(object):
         def get_model_prefix(self):
@@ -398,4 +386,61 @@ def test_a_reservation_planned_none_never_takes_an_address_planned_for_another(t
     apply.pool_written('default')
     assert apply.plan(svc, ident['vm0'])['address'] == '10.50.0.4'
     assert apply.plan(svc, ident['vm2']) is None
+    store.close()
+
+
+def test_the_ledger_appends_to_the_file_there_after_another_process_rewrote_it(tmp_path):
+    """A ledger keeps the file it appends to open; another process that rewrites the ledger (compacting it)
+    replaces the file: what is planned after that is appended to the new file, where the apply reads it."""
+    from netpool_terraform._planning import Ledger  # pylint: disable=import-error,import-outside-toplevel
+
+    path = str(tmp_path / 'planned.jsonl')
+    ident = dict((o, ('default', 'web', o, 'default', None)) for o in ('vm0', 'vm1', 'vm2'))
+
+    def rewritten_by_another():
+        other = Ledger(path)
+        other.get(ident['vm0'])
+        other._rewrite()         # pylint: disable=protected-access
+
+    planning = Ledger(path)
+    planning.put(ident['vm0'], '10.0.0.1')
+    rewritten_by_another()
+    planning.put(ident['vm1'], '10.0.0.2')
+    planning.forget(ident['vm0'])
+    rewritten_by_another()
+    planning.put(ident['vm2'], '10.0.0.3')
+    applying = Ledger(path)
+    assert [applying.get(ident[o]) for o in ('vm0', 'vm1', 'vm2')] == [None, '10.0.0.2', '10.0.0.3']
+
+
+def test_a_pool_without_reuse_delay_is_asked_for_no_returning_address(tmp_path):
+    """Planning in a pool without a reuse delay asks the store for no address coming back (no address rests
+    there): the delay is read once per pool. In a pool with one, an owner gets back the address it left resting;
+    in a namespace whose pools the process writes, the delay is asked each time."""
+    from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service  # pylint: disable=C0415
+    from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store  # noqa: E501 pylint: disable=C0415
+    from netpool_terraform._planning import Ledger, Planner  # pylint: disable=import-error,C0415
+
+    store = open_store(str(tmp_path / 'ipam.sqlite'))
+    svc = Service(store)
+    svc.pool('plain', subnets=[{'cidr': '10.50.0.0/24'}])
+    svc.pool('rests', subnets=[{'cidr': '10.51.0.0/24'}], reuse_delay=3600)
+    svc.reserve('rests', 'back')
+    svc.reserve('rests', 'other')
+    svc.release('default', pool='rests', owner='back')
+    asked = []
+    returning = svc.returning
+    svc.returning = lambda *args, **kwargs: asked.append(args[:2]) or returning(*args, **kwargs)
+    planner = Planner(Ledger(str(tmp_path / 'planned.jsonl')))
+    assert [planner.plan(svc, ('default', 'plain', o, 'default', None))['address'] for o in ('a', 'b', 'c')] == [
+        '10.50.0.1', '10.50.0.2', '10.50.0.3']
+    assert asked == []
+    assert planner.plan(svc, ('default', 'rests', 'back', 'default', None))['address'] == '10.51.0.1'
+    assert planner.plan(svc, ('default', 'rests', 'new', 'default', None))['address'] == '10.51.0.3'
+    assert asked == [('rests', 'back'), ('rests', 'new')]
+    svc.pool('plain', subnets=[{'cidr': '10.50.0.0/24'}], reuse_delay=60)
+    planner.pool_written('default')
+    planner.ledger.put(('default', 'plain', 'd', 'default', None), '10.50.0.4')
+    planner.plan(svc, ('default', 'plain', 'd', 'default', None))
+    assert asked[-1] == ('plain', 'd')
     store.close()
