@@ -340,7 +340,8 @@ def failure(error, requests):
     ``exception``), the secrets of every request hidden."""
     failed = _runner.failure_of('reservation', error, None, doing='reserving the addresses of %d host(s)'
                                 % len(requests or ()), who='netpool.ipam.reserve')
-    return _secrets.hide(failed, [secret for request in requests or () for secret in _secrets.find(request)])
+    return _secrets.hide(dict(failed, failed=True),
+                         [secret for request in requests or () for secret in _secrets.find(request)])
 
 
 def _call(group, check):

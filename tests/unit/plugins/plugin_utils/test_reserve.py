@@ -179,8 +179,8 @@ def test_a_bug_of_the_batch_fails_as_a_bug_of_a_module_does():
     except KeyError as e:
         error = e
     failed = _reserve.failure(error, requests)
-    assert failed == _runner.failure_of('reservation', error, None, doing='reserving the addresses of 1 host(s)',
-                                        who='netpool.ipam.reserve')
+    assert failed == dict(_runner.failure_of('reservation', error, None, doing='reserving the addresses of 1 host(s)',
+                                             who='netpool.ipam.reserve'), failed=True)
     assert failed['failed'] and failed['error'] == 'internal_error' and 'Traceback' in failed['exception']
     assert failed['msg'].startswith('netpool.ipam.reserve failed unexpectedly while reserving the addresses of 1 '
                                     "host(s) (KeyError: 'missing'). This is a bug in netpool.ipam"), failed['msg']
