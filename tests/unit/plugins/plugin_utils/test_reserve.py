@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 
+import pytest
 import yaml
 
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _reserve
@@ -174,10 +175,9 @@ def test_a_bug_of_the_batch_fails_as_a_bug_of_a_module_does():
     message and the traceback of ``_runner.failure_of``, the secrets of every request hidden."""
     from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
     requests = [{'host': 'a', 'pool': 'web', 'store': STORE}]
-    try:
+    with pytest.raises(KeyError) as raised:
         requests[0]['missing']
-    except KeyError as e:
-        error = e
+    error = raised.value
     failed = _reserve.failure(error, requests)
     assert failed == dict(_runner.failure_of('reservation', error, None, doing='reserving the addresses of 1 host(s)',
                                              who='netpool.ipam.reserve'), failed=True)
