@@ -80,7 +80,7 @@ class ActionModule(ActionBase):
         check = bool(self._task.check_mode)
         index = _reserve.batch([request], check=check)
         if index['fatal']:
-            result.update(failed=True, msg=index['fatal'])
+            result.update(failed=True, msg=index['fatal'], error=index['error'])
             return result
         entry = index['hosts'].get(host) or {}
         result.update(batched=False, run=run, entry=entry, table=index['table'], changed=bool(entry.get('changed')))
@@ -104,14 +104,12 @@ class ActionModule(ActionBase):
                 requests.append(registered['request'])
         try:
             index = _reserve.batch(requests, check=bool(self._task.check_mode))
-        except Exception as e:  # pylint: disable=broad-except  # a bug: said without a secret (not no_log)
-            secrets = [s for r in requests for s in _secrets.find(r)]
-            result.update(failed=True, msg=_secrets.hide('netpool.ipam.reserve: %s: %s' % (type(e).__name__, e),
-                                                         secrets))
+        except Exception as e:  # pylint: disable=broad-except  # a bug: the modules' failure path says it
+            result.update(_reserve.failure(e, requests))
             return result
         result.update(changed=False, hosts=index['hosts'], table=index['table'])
         if index['fatal']:
-            result.update(failed=True, msg=index['fatal'])
+            result.update(failed=True, msg=index['fatal'], error=index['error'])
         return result
 
     def _plain(self, value):

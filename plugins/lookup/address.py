@@ -141,7 +141,7 @@ from ansible.plugins.lookup import LookupBase
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._task._options import (
     LOOKUP_OPTIONS, PROBE_OPTIONS, STORE_ENV, STORE_OPTIONS, STORE_TOKEN_ENV)
-from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _probe
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._requests import ReservationRequest
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._checks import option_errors
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import did_you_mean
 from ansible_collections.netpool.ipam.plugins.plugin_utils._task._adapter import LookupIpamError, lookup_call, lookup_store
@@ -259,8 +259,11 @@ class LookupModule(LookupBase):
         def one(pool):
             def call(service):
                 if allocate:
-                    probe = _probe.request(options['probe'], options['probe_timeout'], options['probe_tries'])
-                    result = service.reserve(pool, owner, key=key, namespace=namespace, family=family, probe=probe)
+                    # the lookup's terms and options as netpool.ipam.reservation's: one request, parsed as the
+                    # module's
+                    result = service.reserve(ReservationRequest.from_options(dict(
+                        pool=pool, owner=owner, key=key, namespace=namespace, family=family,
+                        **dict((name, options[name]) for name in PROBE_OPTIONS))))
                     return (result['reservation'], result['reservation6']) if family == 'dual' \
                         else (result['reservation'],)
                 return tuple(service.get(pool, owner, key=key, namespace=namespace, family=f) for f in families)

@@ -22,6 +22,8 @@ What it offers:
 - the checks of input: ``store_options``, ``check_name``, ``parse_duration``, ``FAMILIES``, ``STRATEGIES``,
   ``reservation_metadata``, ``pool_metadata``;
 - addresses: ``parse_address``, ``parse_range``, ``merge_intervals``, ``default_ranges``;
+- requests: ``ReservationRequest`` and ``PoolRequest``, each parsed from its module's options
+  (``from_options``) and handed whole to ``Service.reserve`` / ``Service.pool``;
 - reading a plan: ``aligned`` (the address ``align_with`` would give, read only);
 - probing: ``probe_request`` (what ``reserve(probe=...)`` takes, from the ``probe`` options);
 - stores: ``store_kind``, ``open_store``, ``redact``, ``export_document``, ``import_document``, ``merge_documents``,
@@ -29,7 +31,7 @@ What it offers:
 
 The ``Service`` that ``with_service`` hands its work is the collection's own: the methods a caller may use are
 ``pool``, ``range``, ``reserve``, ``release``, ``get``, ``info``, ``reservations``, ``free_addresses`` and
-``returning``, with the arguments the modules give them.
+``returning``, with the arguments the modules give them (``reserve`` and ``pool`` take a request whole).
 
 Importing this module imports neither the service nor the stores: the functions that need them import them at
 their first call (Terraform starts its provider several times per command, and most starts never touch a
@@ -37,7 +39,8 @@ store).
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _align, _probe
-from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals, _metadata, _model, _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import (
+    _checks, _intervals, _metadata, _model, _requests, _secrets)
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
     AddressExcluded, AddressInUse, InvalidArgument, IpamError, PoolExhausted, PoolNotFound)
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _registry
@@ -58,6 +61,8 @@ __all__ = [
     'pool_metadata',
     # addresses
     'parse_address', 'parse_range', 'merge_intervals', 'default_ranges',
+    # requests
+    'ReservationRequest', 'PoolRequest',
     # reading a plan
     'aligned',
     # probing
@@ -99,7 +104,7 @@ def store_location(params, base_dir=None):
 
 def pool_subnets(params):
     """The ``subnets`` of the pool module's options (``params``) as ``Service.pool`` takes them."""
-    return _runner().pool_subnets(params)
+    return _requests.pool_subnets(params)
 
 
 def failure(error, params, doing=None, who='netpool.ipam', report=None, base_dir=None):
@@ -142,6 +147,14 @@ def default_ranges(cidr):
     """The ranges a subnet hands out when none are given: its usable addresses (``['10.0.0.1-10.0.0.254']``)."""
     return _model.Subnet(_intervals.parse_network(cidr)).to_data()['ranges']
 
+
+# requests
+
+#: a reservation task: ``ReservationRequest.from_options(options)`` from netpool.ipam.reservation's options
+#: (``planned``, a Terraform plan's address, besides), ``replace(field=value)`` for a copy
+ReservationRequest = _requests.ReservationRequest
+#: a pool task: ``PoolRequest.from_options(options)`` from netpool.ipam.pool's options
+PoolRequest = _requests.PoolRequest
 
 # reading a plan
 

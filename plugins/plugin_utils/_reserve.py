@@ -35,6 +35,7 @@ from ansible.plugins.strategy.linear import StrategyModule as LinearStrategy
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _registry
+from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
 from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _inprocess
 
 # the local stores the role's tasks open, and their free space, imported now: each worker that runs a task would
@@ -333,6 +334,17 @@ def batch(requests, check=False):
     return index
 
 
+def failure(error, requests):
+    """The keys of the failed result of the role's batch for ``error``, raised outside every group's call (each of
+    those fails through its task's own path): the one failure path of the modules (``_runner.failure_of``: an
+    ``IpamError``'s code and message; any other exception a bug, ``internal_error`` with the traceback in
+    ``exception``), the secrets of every request hidden."""
+    failed = _runner.failure_of('reservation', error, None, doing='reserving the addresses of %d host(s)'
+                                % len(requests or ()), who='netpool.ipam.reserve')
+    return _secrets.hide(dict(failed, failed=True),
+                         [secret for request in requests or () for secret in _secrets.find(request)])
+
+
 def _call(group, check):
     """The result of a group's call of netpool.ipam.reservation (check mode: predicted, nothing written)."""
     return _inprocess.run_task('reservation', dict(group['args'], **group['defaults']), check=check, diff=True)
@@ -371,7 +383,8 @@ def facts(results, grouping=None, previous=None, check=False):
     with an ``error`` (the requests were wrong, nothing was reserved) is the failure that stops the play.
 
     ``{'hosts': {host: {'reservation', 'reservation6', 'released', 'reservations', 'changed'}}, 'fatal': message,
-    'table': lines, 'changed': [hosts]}``; ``reservation6`` is the IPv6 reservation of ``ipam_family: dual`` (None
+    'error': its code (the failed call's, as its task would say it; None without a failure), 'table': lines,
+    'changed': [hosts]}``; ``reservation6`` is the IPv6 reservation of ``ipam_family: dual`` (None
     otherwise), kept in ``reservations`` as ``pool/key/ipv6`` beside the IPv4 one's ``pool/key``. ``previous`` is
     the index of an earlier run of the role in the play: hosts this run leaves alone keep their entry, and
     ``reservations`` gathers every pool/key the role reserved for a host. A group that failed stops the play
@@ -382,6 +395,7 @@ def facts(results, grouping=None, previous=None, check=False):
     loop = (results or {}).get('results') or []
     groups = grouping.get('groups') or [] if grouping is not None else [result.get('item') or {} for result in loop]
     fatal = next((group['error'] for group in groups if group.get('error')), '')
+    error = 'invalid_argument' if fatal else None
     for group, result in zip(groups, loop):
         if group.get('error'):
             continue
@@ -389,7 +403,9 @@ def facts(results, grouping=None, previous=None, check=False):
             if check and result.get('error') == 'pool_not_found':
                 _to_be_created(group, hosts, lines, changed)
                 continue
-            fatal = fatal or _secrets.hide(_owner_message(group, result), _secrets.find(group['defaults']))
+            if not fatal:
+                fatal = _secrets.hide(_owner_message(group, result), _secrets.find(group['defaults']))
+                error = result.get('error', 'internal_error')
             continue
         if group['args']['state'] == 'present':
             update = functools.partial(_reserved_entry, holdings=_holdings(group, result))
@@ -406,7 +422,7 @@ def facts(results, grouping=None, previous=None, check=False):
             hosts[host] = _with_address_fields(entry)
     width = max([len(line[0]) for line in lines] + [7])
     table = ['%-*s %s' % (width, host, what) for host, what in lines]
-    return {'hosts': hosts, 'fatal': fatal, 'table': table, 'changed': changed}
+    return {'hosts': hosts, 'fatal': fatal, 'error': error, 'table': table, 'changed': changed}
 
 
 def _to_be_created(group, hosts, lines, changed):

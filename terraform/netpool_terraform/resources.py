@@ -226,11 +226,15 @@ class Reservation(Base, iface.Resource):
         return state
 
     def _reserve(self, service, planned, address, from_plan=False, probe=None):
-        result = service.reserve(
-            planned['pool'], planned['owner'], key=known(planned.get('key')) or 'default',
-            namespace=self._namespace(planned), address=address, family=planned.get('family'),
-            metadata=known(planned.get('metadata')), ttl=planned.get('ttl'), force=bool(planned.get('force')),
-            planned=from_plan, align_with=planned.get('align_with'), probe=probe)
+        """The reservation the resource's values ``planned`` ask for, at ``address`` (``from_plan``: an address its
+        plan took), as netpool.ipam.reservation's options ask for one: ``(reservation, IPv6 reservation or
+        None)``."""
+        request = api.ReservationRequest.from_options({
+            'pool': planned['pool'], 'owner': planned['owner'], 'key': known(planned.get('key')) or 'default',
+            'namespace': self._namespace(planned), 'address': address, 'family': planned.get('family'),
+            'metadata': known(planned.get('metadata')), 'ttl': planned.get('ttl'),
+            'force': bool(planned.get('force')), 'align_with': planned.get('align_with'), 'planned': from_plan})
+        result = service.reserve(request.replace(probe=probe))
         return result['reservation'], result.get('reservation6')
 
     @staticmethod
@@ -495,15 +499,14 @@ class Pool(Base, iface.Resource):
         return state
 
     def _declare(self, service, planned, check=False):
+        """The pool the resource's values ``planned`` declare, as netpool.ipam.pool's options declare one."""
         prefix_length = known(planned.get('prefix_length'))
-        return service.pool(
-            planned['name'], namespace=self._namespace(planned),
-            subnets=api.pool_subnets({'subnets': known(planned.get('subnets'))}),
-            parent=planned.get('parent'), prefix_length=None if prefix_length is None else int(prefix_length),
-            ranges=known(planned.get('ranges')),
-            strategy=known(planned.get('strategy')), reuse_delay=known(planned.get('reuse_delay')),
-            description=known(planned.get('description')), metadata=known(planned.get('metadata')),
-            force=bool(planned.get('force')), check=check)
+        return service.pool(api.PoolRequest.from_options({
+            'name': planned['name'], 'namespace': self._namespace(planned), 'subnets': known(planned.get('subnets')),
+            'parent': planned.get('parent'), 'prefix_length': None if prefix_length is None else int(prefix_length),
+            'ranges': known(planned.get('ranges')), 'strategy': known(planned.get('strategy')),
+            'reuse_delay': known(planned.get('reuse_delay')), 'description': known(planned.get('description')),
+            'metadata': known(planned.get('metadata')), 'force': bool(planned.get('force'))}, check))
 
     def plan(self, ctx, current, planned):
         """An update: new ranges of a child by ranges give it other subnets, known after apply."""
@@ -560,8 +563,8 @@ class Pool(Base, iface.Resource):
     def _same_subnets(self, service, state):
         """True when the state's subnets are what the store has, by the service's rules (check mode)."""
         try:
-            return not service.pool(state['name'], namespace=state['namespace'],
-                                    subnets=api.pool_subnets({'subnets': state['subnets']}), check=True)['changed']
+            return not service.pool(api.PoolRequest.from_options({
+                'name': state['name'], 'namespace': state['namespace'], 'subnets': state['subnets']}, True))['changed']
         except api.IpamError:
             return False
 
@@ -569,8 +572,9 @@ class Pool(Base, iface.Resource):
         self._writes(current['namespace'])
 
         def work(service):
-            return service.pool(current['name'], namespace=current['namespace'], state='absent',
-                                force=bool(current.get('force')))
+            return service.pool(api.PoolRequest.from_options({
+                'name': current['name'], 'namespace': current['namespace'], 'state': 'absent',
+                'force': bool(current.get('force'))}))
         self.run(ctx, 'delete pool %s' % current['name'], work, writes=True)
 
     def import_(self, ctx, id):     # pylint: disable=redefined-builtin

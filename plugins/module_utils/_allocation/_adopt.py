@@ -65,7 +65,7 @@ def adopt(service, entries, namespace='default', on_conflict='fail', check=False
             if e.pool is not None and tree.get(e.pool) is None:
                 raise pool_not_found(e.pool, namespace, list(tree.pools), ' (%s) Create it with netpool.ipam.pool '
                                      'first, or leave pool out to adopt into the pool holding the address.' % e.where)
-        book = Book(store.find_reservations(namespace), service._stamp())
+        book = Book(store.find_reservations(namespace), service.stamp())
         found = dict((kind, []) for kind in KINDS)
         todo = []
         for e in entries:
@@ -186,14 +186,14 @@ def sort_out(e, tree, book):
 
 def write(service, e, pool, book, source):
     """The static reservation of an adopted entry, written (inside ``adopt``'s transaction); its result dict."""
-    store, now = service.store, service._stamp()
+    store, now = service.store, service.stamp()
     for old in book.expired(e, pool):
-        service._release(old, store.get_pool(old.namespace, old.pool), 'expire')
+        service.release_reservation(old, store.get_pool(old.namespace, old.pool), 'expire')
     store.free_space().take(pool, e.version, e.address)
     r = Reservation(pool.namespace, pool.name, e.owner, e.key, e.version, e.address, static=True,
                     metadata=e.metadata, created_at=now, updated_at=now)
     store.adopt_reservation(r)
     where = e.where if source == 'entries' else '%s %s' % (source, e.where)
-    service._history('reservation', 'adopt', pool.namespace, pool.name, new=dict(r.to_data(), source=where),
-                     reservation=r)
+    service.record_history('reservation', 'adopt', pool.namespace, pool.name, new=dict(r.to_data(), source=where),
+                           reservation=r)
     return service.results.reservation(r, pool)

@@ -24,8 +24,8 @@ namespace's history once and reports an aligned reservation that no longer sits 
 (``alignment_mismatch``): POOL's reservation moved, was released, or POOL changed. Cleared history forgets the
 alignments, and so does a later write of the reservation by a task without ``align_with``.
 
-``reserve`` runs the request through the service (``Service._rerun_or_change`` and ``Service._reserve_one``), passed in
-as ``svc``; this module imports no service.
+``reserve`` runs the checked request (``_requests.ReservationRequest.checked``) through the service
+(``Service.reservation_task`` and ``Service.reserve_one``), passed in as ``svc``; this module imports no service.
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals as iv
@@ -69,11 +69,11 @@ def targets(svc, p, source_pool, requests, key, versions, strict=True):
     of ``versions`` (``[None]``: the family of the owner's reservation in ``source_pool``). ``strict`` also checks
     that each address not yet the owner's own is one the pool hands out; two owners aligned to one address are
     ``invalid_argument`` naming both."""
-    store, now = svc.store, svc._stamp()
+    store, now = svc.store, svc.stamp()
     owners = [owner for owner, _a, _m in requests]
     held = store.get_reservations(p.namespace, source_pool.name, owners, key)
     mine = store.get_reservations(p.namespace, p.name, owners, key) if strict else {}
-    tree = svc._tree(p.namespace) if strict else None
+    tree = svc.tree(p.namespace) if strict else None
     found, asked = {}, {}
     for version in versions:
         for i, owner in enumerate(owners):
@@ -91,84 +91,75 @@ def targets(svc, p, source_pool, requests, key, versions, strict=True):
     return found
 
 
-def reserve(svc, pool, requests, key, namespace, family, ttl, force, reassign, check, align_with):
-    """``Service.reserve`` / ``reserve_owners`` with ``align_with``: ``(changed, before, after)`` for each request
-    (a pair of them, IPv4 then IPv6, with ``family: dual``), in one transaction under the namespace's lock (two
-    pools are read together)."""
-    _checks.align_arguments(pool, align_with, requests, force, reassign)
-    version = _checks.family(family, dual=True)
-    if version == _checks.DUAL:
-        ttl, requests = _checks.dual_arguments(namespace, pool, requests, key, ttl, False)
-    else:
-        _v, ttl, requests = _checks.reserve_arguments(namespace, pool, requests, key, family, ttl, False)
-    versions = [4, 6] if version == _checks.DUAL else [version]
-    owners = [owner for owner, _a, _m in requests]
-    return svc._rerun_or_change(
-        namespace, pool, owners, key, check, True,
-        as_rerun=lambda held: _rerun(svc, namespace, pool, requests, held, key, ttl, versions, align_with),
-        change=lambda p, held: _change(svc, p, requests, key, ttl, versions, check, align_with))
+def reserve(svc, request):
+    """``Service.reserve`` with ``align_with``: ``(changed, before, after)`` for each owner of the checked
+    ``request`` (a pair of them, IPv4 then IPv6, with ``family: dual``), in one transaction under the namespace's
+    lock (two pools are read together)."""
+    versions = [4, 6] if request.dual else [request.version]
+    return svc.reservation_task(request, True, as_rerun=lambda held: _rerun(svc, request, held, versions),
+                                change=lambda p, held: _change(svc, p, request, versions))
 
 
-def _rerun(svc, namespace, pool, requests, held, key, ttl, versions, align_with):
-    """What ``Service._rerun`` gives when every owner holds its aligned address(es) already; else None (the
+def _rerun(svc, request, held, versions):
+    """What ``Service.rerun`` gives when every owner holds its aligned address(es) already; else None (the
     locked transaction decides, and says what is wrong)."""
-    p, source_pool = svc.store.get_pool(namespace, pool), svc.store.get_pool(namespace, align_with)
+    namespace, requests = request.namespace, request.asked
+    p, source_pool = svc.store.get_pool(namespace, request.pool), svc.store.get_pool(namespace, request.align_with)
     if p is None or source_pool is None:
         return None
     try:
-        aligned_by = targets(svc, p, source_pool, requests, key, versions, strict=False)
+        aligned_by = targets(svc, p, source_pool, requests, request.key, versions, strict=False)
     except (AddressOutOfPool, InvalidArgument, NotReserved):
         return None
     per_version, dual = [], len(versions) == 2
     for version in versions:
         pinned = [(owner, aligned_by[(i, version)], metadata) for i, (owner, _a, metadata) in enumerate(requests)]
-        results = svc._rerun(pinned, dict((owner, [r for r in rs if not dual or r.version == version])
-                                          for owner, rs in held.items()), ttl, version)
+        results = svc.rerun(pinned, dict((owner, [r for r in rs if not dual or r.version == version])
+                                         for owner, rs in held.items()), request.ttl, version)
         if results is None:
             return None
         per_version.append(results)
     return per_version[0] if len(per_version) == 1 else list(zip(*per_version))
 
 
-def _change(svc, p, requests, key, ttl, versions, check, align_with):
-    """Inside ``Service._rerun_or_change``'s transaction: every request moved or reserved at its aligned address(es)."""
-    source_pool = svc._pool(p.namespace, align_with)
+def _change(svc, p, request, versions):
+    """Inside ``Service.reservation_task``'s transaction: every request moved or reserved at its aligned address(es)."""
+    source_pool = svc.existing_pool(p.namespace, request.align_with)
     if versions == [4, 6]:
         missing = [v for v in (4, 6) if not any(s.version == v for s in p.subnets)]
         if missing:
             raise InvalidArgument("Pool '%s' has no IPv%d subnet: family: dual reserves one IPv4 and one IPv6 "
                                   "address for each owner. Add an IPv%d subnet to the pool, or give family ipv%d."
                                   % (p.name, missing[0], missing[0], 10 - missing[0]))
-    aligned_by = targets(svc, p, source_pool, requests, key, versions)
+    aligned_by = targets(svc, p, source_pool, request.asked, request.key, versions)
     dual = len(versions) == 2
-    results = [_apply(svc, p, [(owner, aligned_by[(i, version)], metadata)
-                               for i, (owner, _a, metadata) in enumerate(requests)],
-                      key, ttl, check, version if dual else None, align_with)
+    results = [_apply(svc, p, request, [(owner, aligned_by[(i, version)], metadata)
+                                        for i, (owner, _a, metadata) in enumerate(request.asked)],
+                      version if dual else None)
                for version in versions]
     return results[0] if len(results) == 1 else list(zip(*results))
 
 
-def _apply(svc, p, pinned, key, ttl, check, version, align_with):
+def _apply(svc, p, request, pinned, version):
     """``(changed, before, after)`` of each ``(owner, (version, n), metadata)`` of ``pinned``, reserved as a
-    static would be, in the order of a batch of statics (``Service._statics_first``). With ``version`` (one half of
+    static would be, in the order of a batch of statics (``Service.statics_first``). With ``version`` (one half of
     ``family: dual``) an owner's reservation of the other family is left alone; without, it is moved as a static
     moves it.
     ``address_in_use`` names the holder."""
-    namespace, pool = p.namespace, p.name
+    namespace, pool, key, align_with = p.namespace, p.name, request.key, request.align_with
 
     def own(rs):
         return [r for r in rs or () if version is None or r.version == version]
     owners = [owner for owner, _a, _m in pinned]
     held = svc.store.get_reservations(namespace, pool, owners, key)
-    order = svc._statics_first(pinned, dict((owner, own(rs)) for owner, rs in held.items()))
+    order = svc.statics_first(pinned, dict((owner, own(rs)) for owner, rs in held.items()))
     results = [None] * len(pinned)
     for i in order:
-        owner, aligned, metadata = pinned[i]
-        current = svc._acted_on(own(svc.store.get_reservations(namespace, pool, [owner], key).get(owner)),
-                                aligned[0])
+        owner, aligned, _metadata = pinned[i]
+        current = svc.acted_on(own(svc.store.get_reservations(namespace, pool, [owner], key).get(owner)),
+                               aligned[0])
         try:
-            results[i] = svc._reserve_one(p, owner, key, current, aligned, aligned[0], metadata, ttl, False, False,
-                                          check, note={'align_with': align_with})
+            results[i] = svc.reserve_one(p, request, pinned[i], current, aligned[0], note={'align_with': align_with})
         except AddressInUse as e:
             holder = e.details.get('holder') or {}
             raise AddressInUse(
@@ -187,8 +178,8 @@ def aligned(svc, pool, owner, key='default', namespace='default', family=None, a
     _checks.align_arguments(pool, align_with, [(owner, None, None)], False, False)
     version = _checks.family(family)
     with svc.store.transaction(write=False):
-        p = svc._pool(namespace, pool)
-        source_pool = svc._pool(namespace, align_with)
+        p = svc.existing_pool(namespace, pool)
+        source_pool = svc.existing_pool(namespace, align_with)
         try:
             aligned = targets(svc, p, source_pool, [(owner, None, None)], key, [version])[(0, version)]
         except NotReserved:

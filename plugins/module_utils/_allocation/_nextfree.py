@@ -41,7 +41,7 @@ def free_addresses(service, pool, namespace='default', family=None, count=1, ski
     skipped = set(_checks.address(a) for a in skip)
     wanted = None if at is None else _checks.address(at)
     with service.store.transaction(write=False):
-        p = service._pool(namespace, pool)      # pylint: disable=protected-access
+        p = service.existing_pool(namespace, pool)
         free = service.store.free_space()
         found = []
         for subnet in p.subnets:
@@ -65,12 +65,12 @@ def returning(service, pool, owner, key='default', namespace='default', family=N
     version = _checks.family(family)
     _checks.check_name(namespace, 'namespace')
     with service.store.transaction(write=False):
-        p = service._pool(namespace, pool)      # pylint: disable=protected-access
+        p = service.existing_pool(namespace, pool)
         if not p.reuse_delay:
             return None
         found = _owners.returning(service.store, p, owner, key, version)
         if found is None and replacing:
-            now = service._stamp()              # pylint: disable=protected-access
+            now = service.stamp()
             held = [r for r in service.store.get_reservations(namespace, pool, [owner], key).get(owner) or ()
                     if (version is None or r.version == version) and not r.expired(now)]
             found = (held[0].version, held[0].address) if held else None

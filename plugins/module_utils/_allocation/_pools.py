@@ -7,8 +7,8 @@
 This is a private module: it may change at any time.
 
 ``PoolOperations`` is the base of ``Service`` and uses what ``Service`` keeps: the store, ``results``, and its
-helpers ``_stamp``, ``_history``, ``_pool``, ``_tree`` and ``_release``. As there, each public method is one
-all-or-nothing transaction. Subnet arithmetic is ``_reshape``'s.
+steps ``stamp``, ``record_history``, ``existing_pool``, ``tree`` and ``release_reservation``. As there, each public
+method is one all-or-nothing transaction. Subnet arithmetic is ``_reshape``'s.
 """
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals as iv
@@ -16,17 +16,21 @@ from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _r
 from ansible_collections.netpool.ipam.plugins.module_utils._space import _tree
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument, PoolInUse
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Pool
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._requests import PoolRequest
 
 
 class PoolOperations(object):
     """Create, change and delete pools and their ranges (``Service.pool``, ``Service.range``)."""
 
     # -- pools (docs/design.md#pools-and-ranges, #trees) ------------------------------------------
-    def pool(self, name, namespace='default', state='present', subnets=None, parent=None, prefix_length=None,
-             strategy=None, reuse_delay=None, description=None, metadata=None, force=False, check=False, ranges=None):
-        reuse_delay, metadata, ranges = _checks.pool_arguments(name, namespace, state, subnets, parent, prefix_length,
-                                                               strategy, reuse_delay, description, metadata, ranges)
-        with self.store.transaction(commit=not check):
+    def pool(self, name, **options):
+        """Create, change or delete a pool: ``name`` a ``PoolRequest`` (what every entry point hands), or the pool's
+        name with the request's other fields as keywords (``namespace``, ``state``, ``subnets``, ``parent`` ...)."""
+        request = PoolRequest.of(name, options, 'name').checked()
+        name, namespace, state, subnets, parent = (request.name, request.namespace, request.state, request.subnets,
+                                                   request.parent)
+        force, ranges = request.force, request.ranges
+        with self.store.transaction(commit=not request.check):
             self.store.lock_namespace(namespace)
             old = self.store.get_pool(namespace, name)
             if state == 'absent':
@@ -35,16 +39,16 @@ class PoolOperations(object):
                 raise InvalidArgument("Pool '%s' does not exist in namespace '%s': give subnets (or cidr) to "
                                       "create it, or parent and prefix_length (or ranges) to make it a child of "
                                       "another pool." % (name, namespace))
-            now = self._stamp()
+            now = self.stamp()
             new = Pool(namespace, name, created_at=now) if old is None else old.copy()
-            for field, value in (('strategy', strategy), ('reuse_delay', reuse_delay),
-                                 ('description', description), ('metadata', metadata)):
+            for field, value in (('strategy', request.strategy), ('reuse_delay', request.reuse_delay),
+                                 ('description', request.description), ('metadata', request.metadata)):
                 if value is not None:
                     setattr(new, field, value)
             if parent is not None and ranges is not None:
-                _reshape.hold_ranges(old, new, self._pool(namespace, parent), ranges, force)
+                _reshape.hold_ranges(old, new, self.existing_pool(namespace, parent), ranges, force)
             elif parent is not None:
-                _reshape.carve(self.store, old, new, parent, prefix_length, self._pool)
+                _reshape.carve(self.store, old, new, parent, request.prefix_length, self.existing_pool)
             elif subnets is not None:
                 if old is not None and old.parent is not None:
                     raise InvalidArgument("Pool '%s' is a child of '%s': its subnet is carved, not given."
@@ -61,12 +65,12 @@ class PoolOperations(object):
         ranges, exclusions) is checked (``_reshape.check_shape``) and rebuilds free spans (its own, its parent's,
         those below it): a description, metadata, strategy or reuse_delay change is one write."""
         namespace = new.namespace
-        tree = self._tree(namespace)
+        tree = self.tree(namespace)
         children = tree.children(new)
         released, moved = [], []
         reshaped = old is None or [s.to_data() for s in old.subnets] != [s.to_data() for s in new.subnets]
         if reshaped:
-            _reshape.check_shape(self.store, self._stamp(), old, new, tree)
+            _reshape.check_shape(self.store, self.stamp(), old, new, tree)
             released = self._release_outside(old, new, children, force)
             moved = _reshape.follow(new, children)
         for saved in [new] + [rehomed for _child, rehomed in moved]:
@@ -76,10 +80,10 @@ class PoolOperations(object):
             if new.parent is not None:
                 self.store.free_space().rebuild(self.store.get_pool(namespace, new.parent))
             self._rebuild_below(tree, new)
-        self._history(obj, action, namespace, new.name, old=old.to_data() if old else None, new=new.to_data())
+        self.record_history(obj, action, namespace, new.name, old=old.to_data() if old else None, new=new.to_data())
         for child, rehomed in moved:
-            self._history('pool', 'update', namespace, child.name, old=child.to_data(), new=rehomed.to_data())
-        return self.results.pool_result(True, old, new, self._tree(namespace) if moved else tree, released)
+            self.record_history('pool', 'update', namespace, child.name, old=child.to_data(), new=rehomed.to_data())
+        return self.results.pool_result(True, old, new, self.tree(namespace) if moved else tree, released)
 
     def _rebuild_below(self, tree, pool):
         """Rebuild the free space of every pool below ``pool``, whose shape just changed: what it withholds
@@ -94,7 +98,7 @@ class PoolOperations(object):
         outside = _reshape.outside(self.store, new, children, force)
         released = [self.results.reservation(r, old) for r in outside]
         for r in outside:
-            self._release(r, None)      # outside every subnet: nothing to give back
+            self.release_reservation(r, None)      # outside every subnet: nothing to give back
         return released
 
     def _delete_pool(self, pool, force):
@@ -110,7 +114,7 @@ class PoolOperations(object):
         pool) starts with them, so its owners get their addresses back and nobody else takes them meanwhile."""
         if pool is None:
             return self.results.deleted(None, [])
-        children = self._tree(pool.namespace).children(pool)
+        children = self.tree(pool.namespace).children(pool)
         reservations = self.store.find_reservations(pool.namespace, pool.name)
         if (children or reservations) and not force:
             raise PoolInUse("Pool '%s' still has %d reservation(s) and %d child pool(s)%s. Release them first, "
@@ -123,19 +127,19 @@ class PoolOperations(object):
             released += self._delete_pool(child, force)['released']
         released += [self.results.reservation(r, pool) for r in reservations]
         parent = self.store.get_pool(pool.namespace, pool.parent) if pool.parent is not None else None
-        free, now = self.store.free_space(), self._stamp()
+        free, now = self.store.free_space(), self.stamp()
         resting = []
         if parent is None:
             free.end_rests(pool, now)       # the rests that are over end with the pool
         else:
             resting = [(v, n, until) for v, n, until in free.resting(pool) if until > now]
-            rest_end = pool.rest_end(self._stamp)
+            rest_end = pool.rest_end(self.stamp)
             if rest_end is not None:
                 resting += [(r.version, r.address, rest_end) for r in reservations]
         for r in reservations:      # the pool goes: nothing to give back to it, but a rest outlives it
-            self._release(r, pool if parent is None and pool.reuse_delay else None)
+            self.release_reservation(r, pool if parent is None and pool.reuse_delay else None)
         self.store.delete_pool(pool.namespace, pool.name, keep_resting=parent is None)
-        self._history('pool', 'delete', pool.namespace, pool.name, old=pool.to_data())
+        self.record_history('pool', 'delete', pool.namespace, pool.name, old=pool.to_data())
         if parent is not None:
             already = set((v, n) for v, n, _until in free.resting(parent))
             for v, n, until in resting:
@@ -155,21 +159,21 @@ class PoolOperations(object):
                 self.store.lock_namespace(namespace)
             else:
                 _tree.lock(self.store, namespace, pool)
-            old = self._pool(namespace, pool)
+            old = self.existing_pool(namespace, pool)
             shape = old.by_ranges and kind == 'allocatable'
             if shape and not probe.by_ranges:       # made a child by ranges meanwhile
                 self.store.lock_namespace(namespace)
             new = _reshape.edit_ranges(old, specs, kind, state, force)
             if new.to_data() == old.to_data():
                 return self.results.pool_result(False, old, old)
-            new.updated_at = self._stamp()
+            new.updated_at = self.stamp()
             if shape:
-                _reshape.hold_ranges(old, new, self._pool(namespace, old.parent),
+                _reshape.hold_ranges(old, new, self.existing_pool(namespace, old.parent),
                                      [iv.format_span(*span) for span in _tree.footprint(new)], force=True)
                 return self._save_shape(old, new, force, 'range', 'add' if state == 'present' else 'remove')
             self.store.save_pool(new)
             self.store.free_space().rebuild(new)
-            self._rebuild_below(self._tree(namespace), new)
-            self._history('range', 'add' if state == 'present' else 'remove', namespace, pool,
-                          old=old.to_data(), new=new.to_data())
+            self._rebuild_below(self.tree(namespace), new)
+            self.record_history('range', 'add' if state == 'present' else 'remove', namespace, pool,
+                                old=old.to_data(), new=new.to_data())
             return self.results.pool_result(True, old, new)

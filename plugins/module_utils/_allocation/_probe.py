@@ -21,16 +21,13 @@ import shutil
 import subprocess
 import time
 
-from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _intervals as iv
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
     AddressInUse, InvalidArgument)
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Reservation
 
-#: the values of ``probe``
-METHODS = ('none', 'icmp', 'arp')
-#: ``probe_timeout`` (milliseconds) and ``probe_tries`` when not given
-DEFAULT_TIMEOUT = 300
-DEFAULT_TRIES = 16
+#: the values of ``probe``; ``probe_timeout`` (milliseconds) and ``probe_tries`` when not given (``_checks``)
+METHODS, DEFAULT_TIMEOUT, DEFAULT_TRIES = _checks.PROBE_METHODS, _checks.PROBE_TIMEOUT, _checks.PROBE_TRIES
 #: the owner of an address a probe found answering; its key is the address
 OWNER = 'netpool.ipam.probe'
 #: how long after its timeout a probe process that has not exited is stopped (the command's own start)
@@ -43,17 +40,16 @@ COMMANDS = {'icmp': ('ping', 'iputils-ping'), 'arp': ('arping', 'iputils-arping'
 
 def request(method=None, timeout=None, tries=None):
     """The ``Probe`` that the options ``probe``, ``probe_timeout`` and ``probe_tries`` ask for; None for ``none``
-    (or none given). ``invalid_argument`` for a value out of its range."""
-    if method is None or method == 'none':
-        return None
-    if method not in METHODS:
-        raise InvalidArgument('probe must be one of %s, got %r.' % (', '.join(METHODS), method))
-    timeout = DEFAULT_TIMEOUT if timeout is None else timeout
-    tries = DEFAULT_TRIES if tries is None else tries
-    for name, value, low, high in (('probe_timeout', timeout, 1, 60000), ('probe_tries', tries, 1, 1024)):
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise InvalidArgument('%s must be a whole number from %d to %d, got %r.' % (name, low, high, value))
-    return Probe(method, timeout, tries)
+    (or none given). ``invalid_argument`` for a value out of its range (``_checks.probe_options``)."""
+    return of(_checks.probe_options(method, timeout, tries))
+
+
+def of(asked):
+    """The ``Probe`` of a request's ``probe`` (``ReservationRequest``): a ``Probe`` given as it is, the checked
+    ``(method, timeout, tries)`` of the options as a new one; None for none."""
+    if asked is None or isinstance(asked, Probe):
+        return asked
+    return Probe(*asked)
 
 
 def into(result, probe):
@@ -197,7 +193,7 @@ def screen(service, pool, fresh, version, probe):
     record each that answered as held (``found``) and give its reservation the next free address, round after
     round until none answers. ``address_in_use`` once one reservation met ``probe.tries`` answering candidates:
     the task fails and its transaction writes nothing."""
-    service._allocate(pool, fresh, version)  # pylint: disable=protected-access
+    service.allocate(pool, fresh, version)
     met, pending = dict((id(r), 0) for r in fresh), list(fresh)
     while pending:
         answered = probe.answering([(r.version, r.address) for r in pending])
@@ -214,13 +210,13 @@ def screen(service, pool, fresh, version, probe):
                                  probe.tries), answered=list(probe.answered))
             r.version = r.address = None
         if pending:
-            service._allocate(pool, pending, version)  # pylint: disable=protected-access
+            service.allocate(pool, pending, version)
 
 
 def found(service, pool, r, probe):
     """Record the address candidate ``r`` was given as held by ``OWNER`` (key: the address), saying how and when
     the probe found it and for whom; in history as a reservation made by the probe."""
-    now = service._stamp()  # pylint: disable=protected-access
+    now = service.stamp()
     text = r.address_str
     holder = Reservation(pool.namespace, pool.name, OWNER, text, r.version, r.address, static=True,
                          metadata={'found_by': 'probe', 'probe': probe.method, 'probed_at': now,
@@ -229,6 +225,6 @@ def found(service, pool, r, probe):
     # the candidate's owner already; a store of spans has no row for it (nothing to delete)
     service.store.delete_reservation(r)
     service.store.save_reservation(holder)
-    service._history('reservation', 'reserve', pool.namespace, pool.name, new=holder.to_data(),  # pylint: disable=protected-access
-                     reservation=holder)
+    service.record_history('reservation', 'reserve', pool.namespace, pool.name, new=holder.to_data(),
+                           reservation=holder)
     probe.answered.append(text)

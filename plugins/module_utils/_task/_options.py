@@ -21,6 +21,8 @@ import copy
 
 from ansible.module_utils.common.parameters import env_fallback
 
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _requests
+
 
 STORE_ENV = 'NETPOOL_IPAM_STORE'
 STORE_TOKEN_ENV = 'NETPOOL_IPAM_STORE_TOKEN'
@@ -52,7 +54,7 @@ _SUBNET = dict(
 )
 
 #: the one-subnet shorthand of the pool module: these top-level options become subnets[0]
-SHORTHAND = ('cidr', 'gateway', 'dns', 'ranges', 'exclude')
+SHORTHAND = _requests.SHORTHAND
 
 MODULES = {
     'pool': dict(

@@ -29,19 +29,18 @@ import multiprocessing.util
 import os
 import traceback
 
-from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _secrets
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _requests, _secrets
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _retry
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import (
     IpamError, InternalError, StoreAbsent, StoreUnavailable, missing_library)
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._intervals import HAS_NETADDR, NETADDR_IMPORT_ERROR
-from ansible_collections.netpool.ipam.plugins.module_utils._task._options import SHORTHAND, STORE_ENV
+from ansible_collections.netpool.ipam.plugins.module_utils._task._options import STORE_ENV
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import DEFAULT_STORE, location, open_store
 
 try:
     # Imported here, at import time, so that Ansible's forked workers inherit it already imported.
     from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
     from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _adopt as _adopting
-    from ansible_collections.netpool.ipam.plugins.module_utils._allocation import _probe
     IMPORT_ERROR = None
 except ImportError as e:  # a library missing: fail the task with a message, not at import
     Service = _adopting = None
@@ -188,21 +187,13 @@ def forget(params, base_dir=None):
 
 
 def pool_subnets(params):
-    """``subnets`` from the pool module's options, turning the one-subnet shorthand into a list."""
-    if params.get('subnets') is not None:
-        return [dict((k, v) for k, v in subnet.items() if v is not None) for subnet in params['subnets']]
-    if params.get('cidr') is None:
-        return None
-    return [dict((k, params[k]) for k in SHORTHAND if params.get(k) is not None)]
+    """``subnets`` from the pool module's options, turning the one-subnet shorthand into a list
+    (``_requests.pool_subnets``)."""
+    return _requests.pool_subnets(params)
 
 
 def _pool(service, p, check):
-    # ranges without cidr are a child's (with parent): the ranges of its parent's subnets it holds
-    return service.pool(
-        p['name'], namespace=p['namespace'], state=p['state'], subnets=pool_subnets(p), parent=p.get('parent'),
-        prefix_length=p.get('prefix_length'), strategy=p.get('strategy'), reuse_delay=p.get('reuse_delay'),
-        description=p.get('description'), metadata=p.get('metadata'), force=p['force'], check=check,
-        ranges=p.get('ranges') if p.get('cidr') is None else None)
+    return service.pool(_requests.PoolRequest.from_options(p, check))
 
 
 def _range(service, p, check):
@@ -216,20 +207,11 @@ def _reservation(service, p, check):
                                keep_owners=p.get('keep_owners'), check=check, owners=p.get('owners'),
                                family=p.get('family'))
     _checks.reservation_state(p['state'], p.get('keep_owners'))
-    reserve = service.reserve if p.get('owners') is None else service.reserve_owners
-    return reserve(
-        p['pool'], p['owner'] if p.get('owners') is None else p['owners'],
-        key='default' if p.get('key') is None else p['key'], namespace=p['namespace'],
-        address=p.get('address'), family=p.get('family'), metadata=p.get('metadata'), ttl=p.get('ttl'),
-        force=p['force'], reassign=p['reassign'], check=check, align_with=p.get('align_with'),
-        probe=_probe.request(p.get('probe'), p.get('probe_timeout'), p.get('probe_tries')))
+    return service.reserve(_requests.ReservationRequest.from_options(p, check))
 
 
 def _info(service, p, check):
-    result = service.info(p['namespace'], pool=p.get('pool'), owner=p.get('owner'), key=p.get('key'),
-                          address=p.get('address'), history=p['history'], map=p['map'],
-                          verify=p['verify'], repair=p['repair'], check=check)
-    return result
+    return service.info(_requests.InfoRequest.from_options(p, check))
 
 
 def _repair(service, p, check):

@@ -227,10 +227,14 @@ def dns(value):
 
 # -- the arguments of each operation ------------------------------------------
 
-def pool_arguments(name, namespace, state, subnets, parent, prefix_length, strategy, reuse_delay, description,
-                   metadata, ranges=None):
-    """The arguments of ``Service.pool``: ``(reuse_delay, metadata, ranges)`` normalised (``ranges``: the range specs
-    of a child by ranges, or None)."""
+def pool_arguments(request):
+    """The fields of ``Service.pool``'s request (``_requests.PoolRequest``) checked: ``(reuse_delay, metadata,
+    ranges)`` normalised (``ranges``: the range specs of a child by ranges, or None)."""
+    name, namespace, state, subnets, parent = (request.name, request.namespace, request.state, request.subnets,
+                                               request.parent)
+    prefix_length, strategy, reuse_delay, description, metadata, ranges = (
+        request.prefix_length, request.strategy, request.reuse_delay, request.description, request.metadata,
+        request.ranges)
     check_name(namespace, 'namespace')
     check_name(name, 'pool name')
     if state not in ('present', 'absent'):
@@ -282,6 +286,28 @@ def range_arguments(namespace, pool, ranges, kind, state):
     if not specs:
         raise InvalidArgument('range needs at least one range spec such as 10.0.0.10-10.0.0.50.')
     return specs
+
+
+#: the values of ``probe``
+PROBE_METHODS = ('none', 'icmp', 'arp')
+#: ``probe_timeout`` (milliseconds) and ``probe_tries`` when not given
+PROBE_TIMEOUT = 300
+PROBE_TRIES = 16
+
+
+def probe_options(method=None, timeout=None, tries=None):
+    """The options ``probe``, ``probe_timeout`` and ``probe_tries`` checked: ``(method, timeout, tries)``, None for
+    ``none`` (or none given); ``invalid_argument`` for a value out of its range. ``_probe.of`` makes the probe."""
+    if method is None or method == 'none':
+        return None
+    if method not in PROBE_METHODS:
+        raise InvalidArgument('probe must be one of %s, got %r.' % (', '.join(PROBE_METHODS), method))
+    timeout = PROBE_TIMEOUT if timeout is None else timeout
+    tries = PROBE_TRIES if tries is None else tries
+    for name, value, low, high in (('probe_timeout', timeout, 1, 60000), ('probe_tries', tries, 1, 1024)):
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise InvalidArgument('%s must be a whole number from %d to %d, got %r.' % (name, low, high, value))
+    return method, timeout, tries
 
 
 def owner_requests(owners, address, metadata):

@@ -29,6 +29,15 @@ def _netmask(subnet):
     return text
 
 
+def _fields(obj, fields):
+    """``fields`` (given by name) with the defaults of ``obj``'s ``FIELDS`` for those not given; a name that is
+    not a field is a ``TypeError``, as an unknown keyword argument is."""
+    given = dict(obj.DEFAULTS, **fields)
+    if len(given) != len(obj.DEFAULTS):
+        raise TypeError('%s has no field %s' % (type(obj).__name__, ', '.join(sorted(set(given) - set(obj.DEFAULTS)))))
+    return given
+
+
 class Subnet(object):
     """One subnet of a pool: a CIDR, its gateway and DNS, its ranges and exclusions."""
 
@@ -115,21 +124,25 @@ class Subnet(object):
 class Pool(object):
     """A named set of subnets in a namespace."""
 
-    def __init__(self, namespace, name, subnets=None, parent=None, strategy='first', reuse_delay=0,
-                 description='', metadata=None, created_at=None, updated_at=None, by_ranges=False):
+    #: the fields given by name, and their defaults
+    DEFAULTS = {'strategy': 'first', 'reuse_delay': 0, 'description': '', 'metadata': None, 'created_at': None,
+                'updated_at': None, 'by_ranges': False}
+
+    def __init__(self, namespace, name, subnets=None, parent=None, **fields):
         self.namespace = namespace
         self.name = name
         self.subnets = list(subnets or [])
         self.parent = parent
+        given = _fields(self, fields)
         # a child by ranges (docs/design.md#trees) takes of its parent exactly its subnets' ranges, on the parent's cidrs;
         # any other pool takes its subnets whole (``_tree.footprint``)
-        self.by_ranges = by_ranges
-        self.strategy = strategy
-        self.reuse_delay = reuse_delay
-        self.description = description
-        self.metadata = dict(metadata or {})
-        self.created_at = created_at
-        self.updated_at = updated_at
+        self.by_ranges = given['by_ranges']
+        self.strategy = given['strategy']
+        self.reuse_delay = given['reuse_delay']
+        self.description = given['description']
+        self.metadata = dict(given['metadata'] or {})
+        self.created_at = given['created_at']
+        self.updated_at = given['updated_at']
 
     def rest_end(self, stamp):
         """Until when an address this pool gives back now rests (the reuse-delay rule, written here once):
@@ -185,19 +198,22 @@ class Reservation(object):
     """One address held by ``(namespace, pool, owner, key)``: at most one of each family (``family: dual`` holds
     both), so a reservation's identity is ``(namespace, pool, owner, key, version)``."""
 
-    def __init__(self, namespace, pool, owner, key, version, address, static=False, metadata=None,
-                 created_at=None, updated_at=None, expires_at=None):
+    #: the fields given by name, and their defaults
+    DEFAULTS = {'static': False, 'metadata': None, 'created_at': None, 'updated_at': None, 'expires_at': None}
+
+    def __init__(self, namespace, pool, owner, key, version, address, **fields):
         self.namespace = namespace
         self.pool = pool
         self.owner = owner
         self.key = key
         self.version = version
         self.address = address
-        self.static = static
-        self.metadata = dict(metadata or {})
-        self.created_at = created_at
-        self.updated_at = updated_at
-        self.expires_at = expires_at
+        given = _fields(self, fields)
+        self.static = given['static']
+        self.metadata = dict(given['metadata'] or {})
+        self.created_at = given['created_at']
+        self.updated_at = given['updated_at']
+        self.expires_at = given['expires_at']
 
     @property
     def ident(self):

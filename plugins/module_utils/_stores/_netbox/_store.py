@@ -316,9 +316,14 @@ class NetboxStore(GraphqlReads, NetboxHistory, Store):
         return [reservation_of(namespace, o) for o in self.client.all('/ipam/ip-addresses/', params)
                 if ours(o)]
 
-    def _overlay(self, namespace, fetched, pool=None, owner=None, key=None, version=None, first=None, last=None,
-                 expires_before=None):
-        """``fetched`` with this transaction's unsent changes applied, filtered exactly, sorted."""
+    def _overlay(self, namespace, fetched, **wanted):
+        """``fetched`` with this transaction's unsent changes applied, filtered exactly by ``wanted`` (``pool``,
+        ``owner``, ``key``, ``version``, ``first``, ``last``, ``expires_before``: the filters of
+        ``find_reservations``; one not given selects all), sorted."""
+        pool, owner, key, version, first, last, expires_before = (
+            wanted.pop(name, None) for name in ('pool', 'owner', 'key', 'version', 'first', 'last', 'expires_before'))
+        if wanted:
+            raise TypeError('_overlay has no filter %s' % ', '.join(sorted(wanted)))
         by_ident = dict((r.ident, r) for r in fetched)
         if self.client.tx is not None:
             for ident, r in self.client.tx.reservations.items():
@@ -348,7 +353,7 @@ class NetboxStore(GraphqlReads, NetboxHistory, Store):
         for ns in namespaces:
             if expires_before is not None and self.client.tx is not None and (owner, key, version, first) == (None,) * 4:
                 fetched = [reservation_of(ns, o) for o in self.client.due(ns, expires_before) if ours(o)]
-                found += self._overlay(ns, fetched, pool, expires_before=expires_before)
+                found += self._overlay(ns, fetched, pool=pool, expires_before=expires_before)
                 continue
             params = {}
             if pool is not None:
@@ -362,8 +367,8 @@ class NetboxStore(GraphqlReads, NetboxHistory, Store):
             if version is not None and first is not None and last is not None:
                 params['parent'] = str(iv.netaddr.spanning_cidr([iv.netaddr.IPAddress(first, version),
                                                                  iv.netaddr.IPAddress(last, version)]))
-            found += self._overlay(ns, self._fetch(ns, params), pool, owner, key, version, first, last,
-                                   expires_before)
+            found += self._overlay(ns, self._fetch(ns, params), pool=pool, owner=owner, key=key, version=version,
+                                   first=first, last=last, expires_before=expires_before)
         return found
 
     def count_reservations(self, namespace=None, pool=None, owner=None, key=None, version=None,

@@ -21,6 +21,7 @@ FROZEN = sorted([
     'store_options', 'check_name', 'parse_duration', 'FAMILIES', 'STRATEGIES', 'reservation_metadata',
     'pool_metadata',
     'parse_address', 'parse_range', 'merge_intervals', 'default_ranges',
+    'ReservationRequest', 'PoolRequest',
     'aligned',
     'probe_request', 'PROBE_METHODS',
     'store_kind', 'open_store', 'redact', 'export_document', 'import_document', 'merge_documents', 'MergeRefused',

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 
+import pytest
 import yaml
 
 from ansible_collections.netpool.ipam.plugins.plugin_utils import _reserve
@@ -154,3 +155,34 @@ def test_a_batch_of_several_groups_writes_nothing_unless_each_group_can_be_writt
     assert state['fatal'].endswith('Written before this failure, and kept: a, b; not written: c.'), state['fatal']
     held = _adapter.run_task('info', {'pool': 'small', 'store': 'ipam.sqlite'})['reservations']
     assert sorted(r['owner'] for r in held) == ['a', 'b']
+
+
+def test_a_batch_fails_with_the_code_of_the_call_that_failed(tmp_path, monkeypatch):
+    """A group's failure keeps its call's ``error`` code (the module's), and wrong role variables are
+    ``invalid_argument``."""
+    from ansible_collections.netpool.ipam.plugins.plugin_utils._task import _adapter
+    monkeypatch.chdir(tmp_path)
+    module = _adapter.run_task('reservation', {'pool': 'missing', 'owner': 'a', 'store': 'ipam.sqlite'})
+    state = _reserve.batch([{'host': 'a', 'pool': 'missing', 'store': 'ipam.sqlite'}])
+    assert state['error'] == module['error'] == 'pool_not_found', state
+    assert state['fatal'] == 'netpool.ipam.reserve: a: %s (error pool_not_found)' % module['msg'], state
+    assert _reserve.batch([{'host': 'a', 'state': 'present'}])['error'] == 'invalid_argument'
+    assert _reserve.batch([{'host': 'a', 'pool': 'web', 'store': 'ipam.sqlite'}], check=True)['error'] is None
+
+
+def test_a_bug_of_the_batch_fails_as_a_bug_of_a_module_does():
+    """What the role's batch raises outside its calls goes through the modules' one failure path: the code, the
+    message and the traceback of ``_runner.failure_of``, the secrets of every request hidden."""
+    from ansible_collections.netpool.ipam.plugins.module_utils._task import _runner
+    requests = [{'host': 'a', 'pool': 'web', 'store': STORE}]
+    with pytest.raises(KeyError) as raised:
+        requests[0]['missing']
+    error = raised.value
+    failed = _reserve.failure(error, requests)
+    assert failed == dict(_runner.failure_of('reservation', error, None, doing='reserving the addresses of 1 host(s)',
+                                             who='netpool.ipam.reserve'), failed=True)
+    assert failed['failed'] and failed['error'] == 'internal_error' and 'Traceback' in failed['exception']
+    assert failed['msg'].startswith('netpool.ipam.reserve failed unexpectedly while reserving the addresses of 1 '
+                                    "host(s) (KeyError: 'missing'). This is a bug in netpool.ipam"), failed['msg']
+    secret = _reserve.failure(RuntimeError('connecting to %s' % STORE), requests)
+    assert 'pw-SECRET' not in secret['msg'] and 'pw-SECRET' not in secret['exception'], secret

@@ -420,3 +420,43 @@ def test_a_play_started_inside_the_role_says_where_to_start(tmp_path):
         assert "'__reserve_request' is undefined" not in out, out
         assert 'netpool.ipam.reserve: this host has no request of this run of the role' in out, out
         assert held(tmp_path) == {}, out
+
+
+FAILURES = """
+- name: The module and the role, each asked for a pool that does not exist
+  hosts: h00
+  gather_facts: false
+  tasks:
+    - name: The module
+      netpool.ipam.reservation:
+        pool: missing
+        owner: h00
+      register: module_failure
+      ignore_errors: true
+    - name: The role
+      block:
+        - name: Reserve
+          ansible.builtin.include_role:
+            name: netpool.ipam.reserve
+          vars:
+            ipam_pool: missing
+      rescue:
+        - name: Write both failures
+          ansible.builtin.copy:
+            content: "{{ {'module': module_failure, 'role': ansible_failed_result} | to_json }}"
+            dest: "{{ playbook_dir }}/failures.json"
+            mode: '0600'
+          delegate_to: localhost
+"""
+
+
+def test_a_failure_through_the_role_says_what_the_module_says(tmp_path):
+    """The role's failure is the module's (one failure path): the same ``error`` code, and the module's message in
+    the role's, which names the host that asked."""
+    code, out = run(tmp_path, FAILURES)
+    assert code == 0, out
+    failures = json.loads((tmp_path / 'failures.json').read_text())
+    module, role = failures['module'], failures['role']
+    assert module['failed'] and role['failed'], out
+    assert module['error'] == role['error'] == 'pool_not_found', failures
+    assert role['msg'] == 'netpool.ipam.reserve: h00: %s (error pool_not_found)' % module['msg'], failures

@@ -85,9 +85,9 @@ def test_check_resized_names_the_holder(tmp_path):
         new.subnets = [subnet({'cidr': '10.0.1.0/24'})]
         with store.transaction(write=False):
             with pytest.raises(InvalidArgument) as caught:
-                _reshape.check_resized(store, svc._stamp(), old, new)
+                _reshape.check_resized(store, svc.stamp(), old, new)
             assert caught.value.details['holder']['owner'] == 'h1'
             new.subnets = [subnet({'cidr': '10.0.0.0/24'})]
-            _reshape.check_resized(store, svc._stamp(), old, new)
+            _reshape.check_resized(store, svc.stamp(), old, new)
     finally:
         store.close()

@@ -31,7 +31,7 @@ def svc(store, clock):
 
 @pytest.fixture
 def results(svc):
-    return Results(svc.store, svc._stamp)
+    return Results(svc.store, svc.stamp)
 
 
 def pool_of(svc, name, namespace='default'):

@@ -9,6 +9,7 @@ import pytest
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary import _checks, _intervals as iv
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import InvalidArgument
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._model import Subnet
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._requests import PoolRequest
 from ansible_collections.netpool.ipam.plugins.module_utils._task._options import MODULES
 
 
@@ -119,14 +120,12 @@ def test_pool_arguments_refuse(kwargs, said):
     args = dict(name='p', namespace='default', state='present', subnets=None, parent=None, prefix_length=None,
                 strategy=None, reuse_delay=None, description=None, metadata=None)
     args.update(kwargs)
-    assert said in refused(lambda: _checks.pool_arguments(**args))
+    assert said in refused(lambda: _checks.pool_arguments(PoolRequest(**args)))
 
 
 def test_pool_arguments_normalise():
-    assert _checks.pool_arguments('p', 'default', 'present', None, None, None, None, '1h', None, None) == (
-        3600, None, None)
-    assert _checks.pool_arguments('p', 'default', 'present', None, 'q', None, None, None, None, None,
-                                  ranges='10.0.0.9') == (None, None, ['10.0.0.9'])
+    assert _checks.pool_arguments(PoolRequest(name='p', reuse_delay='1h')) == (3600, None, None)
+    assert _checks.pool_arguments(PoolRequest(name='p', parent='q', ranges='10.0.0.9')) == (None, None, ['10.0.0.9'])
 
 
 def test_range_arguments():

@@ -302,7 +302,7 @@ class CountTests(Base):
                    {'namespace': 'default', 'pool': 'dual', 'version': 6},
                    {'version': 4, 'first': int(IPAddress('10.2.0.2')), 'last': int(IPAddress('10.2.0.4'))},
                    {'namespace': 'default', 'expires_before': '9999-12-31T23:59:59Z'},
-                   {'namespace': 'default', 'expires_before': svc._stamp()}, {'owner': 'nobody'}]
+                   {'namespace': 'default', 'expires_before': svc.stamp()}, {'owner': 'nobody'}]
         with store.transaction(write=False):
             for where in filters:
                 assert store.count_reservations(**where) == len(store.find_reservations(**where)), where
