@@ -22,6 +22,11 @@ STAMP_220 := $(VENV_220)/.requirements.stamp
 STAMP_BUILD := $(VENV_BUILD)/.requirements.stamp
 LINK := collections/ansible_collections/netpool/ipam
 
+# A part's prerequisites (its virtualenv, the Debian packages it uses): made first when the part runs alone, and left
+# out when `make test` runs the parts (PARTS_ONLY=1), which makes them all beforehand. Left in, they would run again
+# there (they are phony), and make starts a part that waits on one only after every part that does not.
+needs = $(if $(PARTS_ONLY),,$(1))
+
 # Let ansible-* find this checkout whatever ANSIBLE_CONFIG the caller has.
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/collections
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
@@ -81,20 +86,21 @@ demo-min: venv-min
 
 # The oldest supported set (Python 3.11, ansible-core 2.19) runs the demo
 # journey end to end on a fresh store, then again: the rerun must change nothing.
-smoke-min: venv-min
+smoke-min: $(call needs,venv-min)
 	tests/utils/smoke.sh $(VENV_MIN)
 
 # The middle supported set (Python 3.13, ansible-core 2.20): the demo journey and its rerun, and every unit test
 # that exercises ansible-core (marked ansible_core: tests/unit/conftest.py says which), but for NetBox's.
-smoke-2.20: venv-2.20 dhcp-dns chromium probe-tools
+smoke-2.20: $(call needs,venv-2.20 dhcp-dns chromium probe-tools)
 	tests/utils/smoke.sh $(VENV_220)
 	$(VENV_220)/bin/pytest tests/unit -n 2 -m 'ansible_core and not netbox'
 
 # A real NetBox for the NetBox store's tests: installed once per machine into its own virtualenv, with a
 # migrated template database on the machine's PostgreSQL (tests/utils/netbox.py; 5-9 minutes the first time).
 # Where it cannot run here, it says why and the NetBox tests skip (CI requires them).
+NETBOX_INSTALL = $(VENV)/bin/python tests/utils/netbox.py install || [ "$${NETPOOL_IPAM_TEST_NETBOX:-}" != required ]
 netbox: venv
-	$(VENV)/bin/python tests/utils/netbox.py install || [ "$${NETPOOL_IPAM_TEST_NETBOX:-}" != required ]
+	$(NETBOX_INSTALL)
 
 # Kea, dnsmasq and BIND for the publish tests and the publish scenario (Debian packages, installed once when
 # missing, no service started: tests/utils/dhcp-dns-servers.sh). Where they cannot be installed, it says why
@@ -116,20 +122,21 @@ chromium:
 # --output-sync prints each part's output whole when it ends. (pytest-xdist's loadgroup would do this in one run,
 # but its group mark is lost under pytest 9: it renames a test's id through a private attribute pytest no longer
 # reads.)
-units: venv netbox dhcp-dns chromium probe-tools
-	$(MAKE) --no-print-directory --keep-going --jobs=2 --output-sync=target units-netbox units-rest
+units: venv dhcp-dns chromium probe-tools
+	$(MAKE) --no-print-directory --keep-going --jobs=2 --output-sync=target PARTS_ONLY=1 units-netbox units-rest
 
-units-netbox: venv netbox dhcp-dns chromium probe-tools
+units-netbox: $(call needs,venv dhcp-dns chromium probe-tools)
+	$(NETBOX_INSTALL)
 	$(VENV)/bin/pytest tests/unit -p no:xdist -m netbox
 
-units-rest: venv dhcp-dns chromium probe-tools
+units-rest: $(call needs,venv dhcp-dns chromium probe-tools)
 	$(VENV)/bin/pytest tests/unit -n 2 -m 'not netbox'
 
 # The oldest supported set (Python 3.11, ansible-core 2.19, the lowest psycopg): the unit tests that exercise
 # ansible-core, and the PostgreSQL store's own tests (marked lowest_pins), but for NetBox's. The rest (the
 # conformance suite, the allocator, the state machines: module_utils alone, the same code on every ansible-core)
 # runs once, in `units`. Two workers: the 2 cores CI has.
-units-min: venv-min dhcp-dns chromium probe-tools
+units-min: $(call needs,venv-min dhcp-dns chromium probe-tools)
 	$(VENV_MIN)/bin/pytest tests/unit -n 2 -m '(ansible_core or lowest_pins) and not netbox'
 
 # The property tests and state machines with new random examples, ten times the CI budget (tests/support/fuzz.py):
@@ -141,45 +148,46 @@ fuzz: venv netbox
 # The Terraform provider end to end (tests/terraform): real terraform init/plan/apply/import/destroy on SQLite,
 # JSON and PostgreSQL stores. terraform is not in the package registries: without it on PATH the tests skip
 # and say so (.ci/run makes them mandatory where it is installed, NETPOOL_IPAM_TEST_TERRAFORM=required).
-terraform: venv
+terraform: $(call needs,venv)
 	$(VENV)/bin/pytest tests/terraform
 
 # All sanity tests in one run: those of one Python on the controller's (3.12, the venv's), compile and import on
 # every target Python 3.9-3.13 found (modules/module_utils run there: no 3.10+ syntax); a missing version is
 # skipped with a warning. (Two runs, one with --python 3.12, did compile and import on 3.12 twice.)
-sanity: venv
+sanity: $(call needs,venv)
 	tests/utils/ansible-test.sh sanity --venv
 
-integration: venv
+integration: $(call needs,venv)
 	tests/utils/ansible-test.sh integration --venv --python 3.12
 
-molecule: venv dhcp-dns
+molecule: $(call needs,venv dhcp-dns)
 	tests/utils/molecule.sh
 
-lint: venv
+lint: $(call needs,venv)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/ansible-lint
 
 # The release checks (tests/release) on the built tarball: galaxy-importer, antsibull-docs
 # lint-collection-docs, antsibull-changelog lint, ansible-builder, the generated docs up to date, and README
 # "Install" followed in a fresh virtualenv. Two workers, one per file: the install waits on pip most of its minute.
-release-check: venv
+release-check: $(call needs,venv)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pytest tests/release -n 2 --dist loadfile
 
 # The antsibull-docs site (plugins, roles, guides, changelog) built by Sphinx with -W, offline: any warning of the
 # collection's own fails it (tools/docsite_build.py). The site: build/docsite/build/html/index.html.
-docs: venv
+docs: $(call needs,venv)
 	$(VENV)/bin/python tools/docsite_build.py
 
 # What CI runs (.ci/run). First what is installed machine-wide, one after the other (apt takes one lock), and the
 # virtualenvs; then every part, three at a time (the parts leave cores idle: a NetBox install or a test waiting
-# on a server, a pip download, one-process tools): the two halves of the unit suite first, as they take longest.
+# on a server, a pip download, one-process tools), in the order listed (PARTS_ONLY: none waits on a prerequisite):
+# the two halves of the unit suite first, as they take longest; units-netbox installs NetBox first where it is not.
 # --output-sync prints each part's output whole when it ends; --keep-going runs every part whatever another's
 # verdict, and the run fails if any part did. `make PART` runs one part alone.
 TEST_PARTS := units-rest units-netbox sanity integration molecule lint release-check docs smoke-min terraform \
               units-min smoke-2.20
 test:
 	$(MAKE) --no-print-directory venv venv-min venv-2.20 dhcp-dns chromium probe-tools
-	$(MAKE) --no-print-directory --keep-going --jobs=3 --output-sync=target $(TEST_PARTS)
+	$(MAKE) --no-print-directory --keep-going --jobs=3 --output-sync=target PARTS_ONLY=1 $(TEST_PARTS)
 
 # Issue 13's benchmark: 50 hosts reserve an address in a real NetBox through netpool.ipam and through
 # netbox.netbox (docs/performance.md). The script keeps .venv-bench (ansible 14.5.0, pynetbox 7.9.0 pinned).
