@@ -189,12 +189,12 @@ test:
 	$(MAKE) --no-print-directory venv venv-min venv-2.20 dhcp-dns chromium probe-tools
 	$(MAKE) --no-print-directory --keep-going --jobs=3 --output-sync=target PARTS_ONLY=1 $(TEST_PARTS)
 
-# Issue 13's benchmark: 50 hosts reserve an address in a real NetBox through netpool.ipam and through
+# The NetBox benchmark: 50 hosts reserve an address in a real NetBox through netpool.ipam and through
 # netbox.netbox (docs/performance.md). The script keeps .venv-bench (ansible 14.5.0, pynetbox 7.9.0 pinned).
 bench-netbox: link
 	$(PYTHON312) bench/netbox.py
 
-# Issue 17's benchmark: terraform apply of 100 reservations, a plan with nothing to do, the provider's start-up
+# The Terraform benchmark: terraform apply of 100 reservations, a plan with nothing to do, the provider's start-up
 # (docs/performance.md).
 bench-terraform: venv
 	$(VENV)/bin/python bench/terraform.py

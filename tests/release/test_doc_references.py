@@ -133,6 +133,8 @@ def _found_developer_words(text):
 #: the maintainer's tree: code, tests, tools, benchmarks, roles, playbooks (the design document is docs/design.md)
 MAINTAINER_PATHS = ('plugins', 'terraform', 'tests', 'tools', 'bench', 'roles', 'playbooks', 'extensions', 'Makefile')
 SPEC_CITATION = re.compile(r'\bSPEC\b(?!-FLOOR)|§')
+#: a tracker's issue number: a reader of the code has no tracker; the why is written where it is needed
+ISSUE_NUMBER = re.compile(r'\bissues?\s*#?\s*\d+', re.I)
 
 
 @functools.lru_cache(maxsize=None)
@@ -160,6 +162,15 @@ def test_the_code_cites_the_design_document_not_a_specification_it_does_not_hold
     found = []
     for name, text in _maintainer_texts():
         found += ['%s:%d' % (name, n) for n, line in enumerate(text.splitlines(), 1) if SPEC_CITATION.search(line)]
+    assert found == []
+
+
+def test_the_code_says_why_rather_than_naming_an_issue():
+    """No "issue N" in the code, its comments or its tests: the reason is written in words where it is needed."""
+    found = []
+    for name, text in _maintainer_texts():
+        found += ['%s:%d' % (name, n) for n, line in enumerate(text.splitlines(), 1)
+                  if ISSUE_NUMBER.search(line) and 'github.com' not in line]
     assert found == []
 
 

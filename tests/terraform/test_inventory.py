@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The journey of issue 26 (docs/design.md#the-inventory-plugin): Terraform reserves for three VMs, ``ansible-inventory`` with the
+"""The journey from Terraform to an inventory (docs/design.md#the-inventory-plugin): Terraform reserves for three VMs, ``ansible-inventory`` with the
 inventory plugin netpool.ipam.reservations lists them with their addresses, and a play reaches them by the
 pool's group (and by a group keyed on the metadata Terraform wrote). On SQLite, JSON and PostgreSQL; the store
 comes from NETPOOL_IPAM_STORE for Terraform and Ansible alike. The inventory source is docs/terraform.md's, as

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 netpool.ipam engineers
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The import directions of plugins/, terraform/ and tools/ (issue 24; the map is in docs/developing.md, "Layers").
+"""The import directions of plugins/, terraform/ and tools/ (the map is in docs/developing.md, "Layers").
 
 Every import of every file is read (imports inside functions too: they make a loop as much as any other),
 whatever files exist. ``LAYERS`` is the one table: a module may import its own layer and the layers above it
@@ -51,12 +51,12 @@ FLAT = ['api.py']
 OUTSIDE = ['netpool_terraform', 'netpool_terraform.*', 'tools.*']
 PUBLIC = [MU + 'api']
 
-#: imports against the layer order on main today, each (importer, imported); issue 24 removes them. Remove a
+#: imports against the layer order on main today, each (importer, imported): none now. Remove a
 #: line when its import is gone (the test says so).
 KNOWN_UPWARD = []
 
-#: import loops on main today, each the set of modules of the loop (issue 24 removed the last two: free space and
-#: the store interface, the Terraform provider and its resources).
+#: import loops on main today, each the set of modules of the loop (none now: the last two were free space and the
+#: store interface, the Terraform provider and its resources).
 KNOWN_LOOPS = []
 
 

@@ -177,7 +177,7 @@ def test_a_bug_is_an_internal_error_with_its_traceback_apart(store, capsys, monk
 
 
 def test_a_child_never_hands_out_what_its_parent_withholds(store, capsys):
-    """Issue 23, defect 2: the parent's network address (a /31 child has none of its own) and a gateway the
+    """the parent's network address (a /31 child has none of its own) and a gateway the
     parent gets after carving are free in no child; verify finds the store clean."""
     run(pool, {'name': 'site', 'cidr': '10.0.0.0/24', 'store': store}, capsys)
     code, out = run(pool, {'name': 'p2p', 'parent': 'site', 'prefix_length': 31, 'store': store}, capsys)
@@ -199,7 +199,7 @@ def test_a_child_never_hands_out_what_its_parent_withholds(store, capsys):
 
 
 def test_a_resize_never_leaves_a_host_on_the_new_network_address(store, capsys):
-    """Issue 23, defect 5: 10.1.0.0/23 with a host on 10.1.1.0, then cidr 10.1.1.0/24."""
+    """10.1.0.0/23 with a host on 10.1.1.0, then cidr 10.1.1.0/24."""
     run(pool, {'name': 'p', 'cidr': '10.1.0.0/23', 'store': store}, capsys)
     code, out = run(reservation, {'pool': 'p', 'owner': 'db1', 'address': '10.1.1.0', 'store': store}, capsys)
     assert code == 0
@@ -211,7 +211,7 @@ def test_a_resize_never_leaves_a_host_on_the_new_network_address(store, capsys):
 
 
 def test_a_deleted_childs_resting_addresses_rest_in_its_parent(store, capsys):
-    """Issue 23, defect 6: the parent does not hand out at once an address still inside the child's reuse
+    """the parent does not hand out at once an address still inside the child's reuse
     delay."""
     run(pool, {'name': 'site', 'cidr': '10.2.0.0/28', 'store': store}, capsys)
     run(pool, {'name': 'kid', 'parent': 'site', 'prefix_length': 29, 'reuse_delay': 3600, 'store': store}, capsys)
@@ -225,7 +225,7 @@ def test_a_deleted_childs_resting_addresses_rest_in_its_parent(store, capsys):
 
 
 def test_vips_beside_nodes_in_one_24(store, capsys):
-    """Issue 26: the pool module with parent and ranges (no cidr) makes a child by ranges; check mode predicts
+    """the pool module with parent and ranges (no cidr) makes a child by ranges; check mode predicts
     it; the range module resizes it; a rerun changes nothing; parent with neither prefix_length nor ranges, and
     ranges with prefix_length, fail with invalid_argument."""
     run(pool, {'name': 'cluster', 'cidr': '10.3.0.0/24', 'gateway': '10.3.0.1', 'dns': ['10.3.0.53'],

@@ -135,7 +135,7 @@ def test_lookup_options_are_cached_by_value_and_type(workdir):
 
 
 def test_a_task_is_validated_without_copying_the_argument_spec(monkeypatch):
-    """The spec and its validator are made once per process (issue 25: a deep copy per task cost more than the
+    """The spec and its validator are made once per process (a deep copy per task cost more than the
     validation itself); validating leaves them as they were."""
     import copy
     from ansible_collections.netpool.ipam.plugins.module_utils._task import _options
@@ -153,7 +153,7 @@ def test_a_task_is_validated_without_copying_the_argument_spec(monkeypatch):
 
 
 def test_the_controller_imports_the_stores_the_workers_would():
-    """Issue 25: the action plugins are loaded in the controller, and every host's worker is a fork of it: the
+    """The action plugins are loaded in the controller, and every host's worker is a fork of it: the
     local stores and the NetBox store (with ``requests``) are imported there once, not by each worker (half the
     Ansible side's CPU of a NetBox task on 50 hosts). PostgreSQL's driver is not."""
     code = ('import sys\n'

@@ -326,7 +326,7 @@ def test_the_role_refuses_a_shared_mac_before_writing_any_file(tmp_path):
 
 
 def test_a_child_pool_is_served_in_its_parents_kea_subnet(svc, tmp_path):
-    """A child carved at its parent's first address has the parent's network address: before issue 23 both got
+    """A child carved at its parent's first address has the parent's network address: once, both got
     one Kea subnet id and the filter refused the namespace. On one segment the child's hosts are reservations
     of the parent's subnet entry, with the options the child sets otherwise."""
     svc.pool('site', subnets=[{'cidr': '10.30.0.0/24', 'gateway': '10.30.0.1'},
@@ -360,7 +360,7 @@ def test_a_child_pool_is_served_in_its_parents_kea_subnet(svc, tmp_path):
 
 
 def test_a_child_by_ranges_is_served_in_its_parents_subnet_once(svc, tmp_path):
-    """Issue 26: a child by ranges is on its parent's cidr. Its hosts are reservations of the parent's one Kea
+    """A child by ranges is on its parent's cidr. Its hosts are reservations of the parent's one Kea
     subnet entry (each once), with the options it sets otherwise (its domain) on its own hosts only; dnsmasq lists
     each host once."""
     svc.pool('site', subnets=[{'cidr': '10.32.0.0/24', 'gateway': '10.32.0.1'}], metadata={'domain': 'site.test'})

@@ -341,7 +341,7 @@ def changed_hosts(out):
 
 
 def test_reserve_role_marks_changed_the_hosts_whose_address_changed(tmp_path):
-    """Issue 25: PLAY RECAP counts a change on each host whose address is new, moved or released, once."""
+    """PLAY RECAP counts a change on each host whose address is new, moved or released, once."""
     env = dict(NETPOOL_IPAM_STORE=str(tmp_path / 'ipam.sqlite'))
     code, out = playbook(tmp_path, CHANGED_PLAY, **env)
     assert code == 0, out

@@ -258,7 +258,7 @@ def test_info_verifies_the_task_namespace_only(svc, raw):
 
 
 #: damage -> (the table named, the row named, the problem verify reports); every one failed info with
-#: internal_error before issue 23
+#: internal_error once
 DAMAGES = [
     ("UPDATE free_span SET last = 'garbage' WHERE pool = 'web'",
      'table free_span', "namespace='default', pool='web', first=", 'damaged_free_span'),

@@ -319,7 +319,7 @@ def test_a_hand_edited_entry_is_store_unavailable_naming_the_file(path, document
 def test_stored_free_spans_are_never_trusted(path):
     """A version 1 document (it kept free spans) whose free span covers a held address: the spans are derived
     again when it is read, so the next dynamic reservation skips the holder (it failed with address_in_use for
-    good before: issue 12, defect 3). The first write stores the document without free spans."""
+    good when the spans were trusted). The first write stores the document without free spans."""
     with open(path, 'w') as f:
         json.dump({'schema_version': 1, 'pools': [POOL], 'reservations': [RESERVATION], 'history': []}, f)
     svc = Service(open_store(path))

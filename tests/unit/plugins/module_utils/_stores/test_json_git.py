@@ -395,7 +395,7 @@ def test_the_driver_calls_any_merge_the_store_refuses_to_read_a_conflict(tmp_pat
 
 
 def test_two_branches_giving_two_children_by_ranges_the_same_vips_are_refused_naming_both(origin):
-    """Issue 26: children by ranges of one parent share its cidr and are no overlap; their ranges are. Two
+    """Children by ranges of one parent share its cidr and are no overlap; their ranges are. Two
     branches each making a child of the same VIPs: the merge driver calls it a conflict naming both."""
     with_driver(origin, lambda s: s.pool('lan', subnets=[{'cidr': '10.5.0.0/24'}]))
     a = svc(origin / 'a')

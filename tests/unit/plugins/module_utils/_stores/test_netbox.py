@@ -226,7 +226,7 @@ def test_what_a_task_sends(spec, monkeypatch):
     task(lambda s: s.pool('web', subnets=[{'cidr': '10.8.0.0/24'}]))
     task(lambda s: s.reserve('web', 'warm'))
     new, methods = task(lambda s: s.reserve('web', 'h1'))
-    # before issue 25: six GETs and the POST
+    # once six GETs and the POST
     assert new['changed'] and methods == ['GET', 'POST'], methods
     rerun, methods = task(lambda s: s.reserve('web', 'h1'))
     assert methods == ['GET'] and not rerun['changed'] and rerun['reservation'] == new['reservation']
@@ -254,7 +254,7 @@ def _counting(spec, monkeypatch):
 
 
 def test_a_batch_costs_what_one_reservation_does(spec, monkeypatch):
-    """Issue 25: a batch of new owners is one read (GraphQL: the claims, the pools, the ranges, what is due) and
+    """A batch of new owners is one read (GraphQL: the claims, the pools, the ranges, what is due) and
     one POST per IP range (NetBox's available-ips takes a list and allocates it whole)."""
     task = _counting(spec, monkeypatch)
     task(lambda s: s.pool('web', subnets=[{'cidr': '10.12.0.0/24',
@@ -276,7 +276,7 @@ def test_a_batch_costs_what_one_reservation_does(spec, monkeypatch):
 
 
 def test_a_static_move_then_a_failing_dynamic_loses_nothing(svc):
-    """Issue 23 item 11: the old address of a moved static was deleted and its new one undone."""
+    """The old address of a moved static was deleted and its new one undone."""
     svc.pool('tiny', subnets=[{'cidr': '10.13.0.0/29'}])
     svc.reserve_owners('tiny', ['a', 'b', 'c', 'd', 'e'])
     fails('pool_exhausted', svc.reserve_owners, 'tiny', [{'owner': 'a', 'address': '10.13.0.6'}, 'f', 'g'])

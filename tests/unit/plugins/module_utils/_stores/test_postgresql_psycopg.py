@@ -119,7 +119,7 @@ def _prepared(store):
 
 def test_statements_are_prepared_on_the_server_by_default(spec):
     """A reservation's statements are prepared the first time the connection runs them, then reused: the second
-    reservation prepares nothing more (before issue 25 none were: prepare_threshold=None)."""
+    reservation prepares nothing more (once none were: prepare_threshold=None)."""
     store, svc = _opened(spec)
     svc.pool('web', subnets=[{'cidr': '10.0.0.0/24'}])
     svc.reserve('web', 'h1')

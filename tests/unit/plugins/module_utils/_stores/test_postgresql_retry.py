@@ -297,7 +297,7 @@ def in_transaction(store):
 def test_a_server_that_does_not_answer_by_the_deadline_is_hung_up_on(counted):
     """A transaction whose first statement the server answers only after 30 s, on the process's connection (opened
     by an earlier task): at the task's timeout (1 s) the watchdog shuts the connection, and the task fails with a
-    message that says so. The statement is not sent again on another connection (before issue 25 the transaction
+    message that says so. The statement is not sent again on another connection (once the transaction
     was replayed there, as for a connection found dead, and the task waited the 30 s): the watchdog's hang-up is
     not a connection found dead."""
     params = {'store': counted, 'timeout': 1}
@@ -310,7 +310,7 @@ def test_a_server_that_does_not_answer_by_the_deadline_is_hung_up_on(counted):
 
 
 def test_one_watchdog_thread_serves_every_transaction_of_a_process(spec, monkeypatch):
-    """Twenty tasks of one process start at most one thread (before issue 25: a threading.Timer per transaction)."""
+    """Twenty tasks of one process start at most one thread (once a threading.Timer per transaction)."""
     reserve(spec, 'warm')
     started = []
     start = _retry.threading.Thread.start

@@ -38,7 +38,7 @@ def test_a_new_reservation_and_a_rerun(counted):
         assert svc.reserve('web', 'h1')['changed'] is True
     with counter.counting() as rerun:
         assert svc.reserve('web', 'h1')['changed'] is False
-    # before issue 14: 19 and 4 (statement by statement, the read of the rerun in its own transaction); then 4
+    # once 19 and 4 (statement by statement, the read of the rerun in its own transaction); then 4
     # and 1 (a read-only look first, then the lock and the pool, the reservation again, the writes); now the
     # lock, the pool and the reservation in one, then the writes with COMMIT
     assert new.round_trips == 2, new.round_trips
@@ -87,7 +87,7 @@ def test_the_counter_counts(counted):
 
 
 def test_a_batch_is_one_transaction_whatever_its_size(counted):
-    """Issue 25: a batch of new dynamic owners costs what one owner does; statics, placed first, cost their
+    """A batch of new dynamic owners costs what one owner does; statics, placed first, cost their
     look-ups each (who holds the address, what rests there)."""
     svc, counter = counted
     svc.pool('web', subnets=[{'cidr': '10.0.0.0/16'}])
@@ -109,7 +109,7 @@ def test_a_batch_is_one_transaction_whatever_its_size(counted):
 
 
 def test_statements_and_rows_of_a_reservation(counted):
-    """Issue 25, third session: what a reservation sends and reads, counted on the wire. A new one runs three
+    """What a reservation sends and reads, counted on the wire. A new one runs three
     statements (the lock; the pools with what is due, the lowest free span and the owner's reservation; the writes as
     one), no BEGIN and no COMMIT (the pipeline's Sync ends the transaction); its rows are the lock's one and the
     namespace's pools, one each (the owner's reservation rides on its pool's row). A rerun runs the same two and reads the
@@ -133,8 +133,8 @@ def test_statements_and_rows_of_a_reservation(counted):
 def test_a_server_whose_default_isolation_is_not_read_committed_gets_begin():
     """Without BEGIN the server's default isolation would hold: where it is not READ COMMITTED (here REPEATABLE READ,
     whose snapshot, taken by the lock's statement, would not see what the last holder of the lock committed), every
-    transaction begins with BEGIN ISOLATION LEVEL READ COMMITTED and ends with COMMIT, as before issue 25's third
-    session: five statements, still two round trips, and reservations one after the other do not collide."""
+    transaction begins with BEGIN ISOLATION LEVEL READ COMMITTED and ends with COMMIT, as when statements were not yet
+    batched: five statements, still two round trips, and reservations one after the other do not collide."""
     with server.fresh_schema('rt') as (spec, _schema):
         spec = spec.replace('options=-csearch_path', 'options=-cdefault_transaction_isolation%3Drepeatable%5C%20read'
                             '%20-csearch_path')

@@ -163,7 +163,7 @@ class PoolTests(Base):
     ])
     def test_a_resize_never_leaves_a_reservation_on_a_network_broadcast_or_gateway_address(
             self, svc, held, cidr, gateway, what, pool):
-        """Issue 23, defect 5 (docs/design.md#pools-and-ranges): invalid_argument naming the owner and the address, with force too; a
+        """(docs/design.md#pools-and-ranges) invalid_argument naming the owner and the address, with force too; a
         reservation of a child pool counts as well."""
         svc.pool('r', subnets=[{'cidr': '10.74.0.0/23'}])
         if pool == 'kid':

@@ -59,7 +59,7 @@ class ChildPoolTests(Base):
         self.fails(svc, 'address_excluded', svc.reserve, 'kid', 'h3', address='10.71.0.3')
 
     def test_what_a_parent_withholds_later_holds_in_every_pool_below_it_at_once(self, svc):
-        """Issue 23, defect 2: a gateway or exclusion the parent gets after carving holds in its children and
+        """a gateway or exclusion the parent gets after carving holds in its children and
         grandchildren at once (derived, not copied), and one it lets go of is handed out there again."""
         svc.pool('site', subnets=[{'cidr': '10.72.0.0/16'}])
         svc.pool('kid', parent='site', prefix_length=24)                      # 10.72.0.0/24
@@ -78,7 +78,7 @@ class ChildPoolTests(Base):
         assert svc.verify()['problems'] == []
 
     def test_a_31_child_never_hands_out_the_parents_network_address(self, svc):
-        """Issue 23, defect 2: a /31 child has no network address of its own, but its parent's is not free."""
+        """a /31 child has no network address of its own, but its parent's is not free."""
         svc.pool('site', subnets=[{'cidr': '10.73.0.0/24'}])
         assert svc.pool('kid', parent='site', prefix_length=31)['pool']['subnets'][0]['cidr'] == '10.73.0.0/31'
         assert svc.reserve('kid', 'h1')['reservation']['address'] == '10.73.0.1'
@@ -117,7 +117,7 @@ class ChildPoolTests(Base):
         assert [p['name'] for p in svc.info()['pools']] == ['site']
 
     def test_deleting_a_child_leaves_its_resting_addresses_resting_in_its_parent(self, svc, clock):
-        """Issue 23, defect 6 (docs/design.md#trees): the parent hands them out only once their reuse delay is over; so do
+        """(docs/design.md#trees) the parent hands them out only once their reuse delay is over; so do
         the addresses force releases with the child."""
         svc.pool('site', subnets=[{'cidr': '10.76.0.0/27'}])
         svc.pool('kid', parent='site', prefix_length=29, reuse_delay=600)     # 10.76.0.0/29
