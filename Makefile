@@ -118,16 +118,18 @@ chromium:
 	tests/utils/chromium.sh
 
 # The whole unit suite, once, on the newest set, in two parts at once: the tests of the real NetBox (marked
-# netbox: tests/unit/conftest.py) in one pytest process against one NetBox, and the rest on two workers.
-# --output-sync prints each part's output whole when it ends. (pytest-xdist's loadgroup would do this in one run,
-# but its group mark is lost under pytest 9: it renames a test's id through a private attribute pytest no longer
-# reads.)
+# netbox: tests/unit/conftest.py) on two workers, each against a NetBox of its own (a copy of the template
+# database on a port of its own: tests/support/netbox_server.py), and the rest on two workers. The NetBox tests
+# wait on NetBox most of the time (a test sends one request at a time), so two of them keep both cores busy once
+# the other parts are done. --output-sync prints each part's output whole when it ends. (pytest-xdist's loadgroup
+# would do this in one run, but its group mark is lost under pytest 9: it renames a test's id through a private
+# attribute pytest no longer reads.)
 units: venv dhcp-dns chromium probe-tools
 	$(MAKE) --no-print-directory --keep-going --jobs=2 --output-sync=target PARTS_ONLY=1 units-netbox units-rest
 
 units-netbox: $(call needs,venv dhcp-dns chromium probe-tools)
 	$(NETBOX_INSTALL)
-	$(VENV)/bin/pytest tests/unit -p no:xdist -m netbox
+	$(VENV)/bin/pytest tests/unit -n 2 -m netbox
 
 units-rest: $(call needs,venv dhcp-dns chromium probe-tools)
 	$(VENV)/bin/pytest tests/unit -n 2 -m 'not netbox'

@@ -6,9 +6,9 @@
 
 ``tests/utils/netbox.py`` installs NetBox into a virtualenv of its own and keeps a migrated template
 database on the machine's PostgreSQL (once per machine: ``make netbox``); a session copies the template into
-a database of its own and serves it with gunicorn on a free loopback port. Each test starts from an empty
-IPAM: ``wipe`` empties NetBox's IPAM tables and change log in that database (the custom fields, tag and
-tokens stay). ``stop`` and ``start`` restart it, as a service manager restarts NetBox.
+a database of its own and serves it with gunicorn on a free loopback port (each pytest worker is a session: two
+workers, two NetBoxes). Each test starts from an empty IPAM: ``wipe`` empties NetBox's IPAM tables and change log
+in that database (the custom fields, tag and tokens stay). ``stop`` and ``start`` restart it, as a service manager restarts NetBox.
 
 Where NetBox cannot run (no PostgreSQL, Redis, Python 3.12 or libpq-dev) the tests skip with the reason,
 unless ``NETPOOL_IPAM_TEST_NETBOX=required`` (CI): then they fail. No mock stands in for NetBox.
@@ -21,6 +21,8 @@ import os
 import subprocess
 
 import pytest
+
+from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store as _open_store
 
 REQUIRED = os.environ.get('NETPOOL_IPAM_TEST_NETBOX') == 'required'
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -86,6 +88,21 @@ def url():
 
 def token(kind='write'):
     return server()['tokens'][kind]
+
+
+#: The task timeout of the stores ``open_store`` opens. The tests that use it check what NetBox ends up holding,
+#: not how fast it answers; CI runs three parts of ``make test`` at once on two cores, beside NetBox's own workers,
+#: and one request there has been seen to wait past the stores' default of 30 seconds. The tests of a timeout
+#: running out set their own.
+PATIENT = 600
+
+
+def open_store(**options):
+    """A store on the session's NetBox with the write token and the ``PATIENT`` timeout (``options`` are
+    ``open_store``'s own, to change either)."""
+    options.setdefault('token', token())
+    options.setdefault('timeout', PATIENT)
+    return _open_store(url(), **options)
 
 
 #: NetBox's tables of what this collection writes (and what they refer to), emptied between tests

@@ -31,7 +31,7 @@ Which stores a test runs on is named in ``tests/support/stores.py``; ``ansible-p
 ``tests/support/playbook.py``.
 
 **netbox.** The tests of the session's real NetBox (tests/support/netbox_server.py) are marked ``netbox``:
-``make units`` runs them in one pytest process, against one NetBox, beside two workers that run the rest.
+``make units`` runs them on two workers, each against a NetBox of its own, beside two workers that run the rest.
 They run on the newest ansible-core only.
 """
 
@@ -81,7 +81,7 @@ def _needs_netbox(item, path):
 def pytest_configure(config):
     config.addinivalue_line('markers', 'ansible_core: exercises ansible-core (run on every supported version)')
     config.addinivalue_line('markers', 'lowest_pins: the PostgreSQL store on the lowest psycopg (make units-min)')
-    config.addinivalue_line('markers', 'netbox: needs the session\'s NetBox (one pytest worker runs them all)')
+    config.addinivalue_line('markers', 'netbox: needs the session\'s NetBox (make units-netbox runs them)')
 
 
 def _is_contract(item):

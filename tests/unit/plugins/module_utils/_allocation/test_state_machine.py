@@ -1061,7 +1061,7 @@ class OnNetbox(object):
 
     def _open(self):
         netbox_server.wipe()
-        return open_store(netbox_server.url(), token=netbox_server.token())
+        return netbox_server.open_store()
 
 
 class PostgresqlMachine(OnPostgresql, IpamMachine):

@@ -26,7 +26,7 @@ from ansible_collections.netpool.ipam.tests.support import netbox_server as netb
 def spec(monkeypatch):
     """The session's NetBox, emptied; every store the contract opens (forked workers too) gets the token."""
     netbox.wipe()
-    with_token = functools.partial(open_store, token=netbox.token())
+    with_token = functools.partial(open_store, token=netbox.token(), timeout=netbox.PATIENT)
     monkeypatch.setattr(contract_base, 'open_store', with_token)
     monkeypatch.setattr(_registry, 'open_store', with_token)
     return netbox.url()
@@ -34,7 +34,7 @@ def spec(monkeypatch):
 
 @pytest.fixture
 def svc(spec):
-    store = open_store(spec, token=netbox.token())
+    store = netbox.open_store()
     yield Service(store)
     store.close()
 

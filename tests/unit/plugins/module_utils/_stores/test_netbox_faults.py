@@ -48,7 +48,7 @@ TOKEN = '0123456789abcdef0123456789abcdef01234567'
 def web():
     """The session's NetBox, emptied, with pool ``web`` (a /24)."""
     netbox.wipe()
-    store = open_store(netbox.url(), token=netbox.token())
+    store = netbox.open_store()
     Service(store).pool('web', subnets=[{'cidr': '10.40.0.0/24'}])
     store.close()
 
@@ -83,7 +83,7 @@ def state():
     key, address)``, and verify's problems."""
     claims = dict((a['address'].split('/')[0], a['custom_fields'].get('netpool_claim'))
                   for a in api('/ipam/ip-addresses/')['results'])
-    store = open_store(netbox.url(), token=netbox.token())
+    store = netbox.open_store()
     try:
         service = Service(store)
         history = sorted((h['action'], h['owner'], h['key'], h['address']) for h in service.info(
