@@ -175,8 +175,8 @@ outside:
     - {address: 192.0.2.9, owner: laptop, key: default, pool: null, source: 'entries[4]',
        reason: 192.0.2.9 is in no pool of the namespace}
 store:
-  description: Where the store is (a file store's absolute path, a URL with its password masked).
-  returned: always
+  description: The store read (and written), as RV(netpool.ipam.info#module:store) says.
+  returned: success, and every failure but options refused before the store is opened
   type: str
   sample: /home/me/plan/ipam.sqlite
 """

@@ -96,21 +96,12 @@ EXAMPLES = r"""
 
 RETURN = r"""
 store:
-  description:
-    - The store read (and written), as a user finds it - the absolute path of a SQLite or JSON file (a relative
-      O(store) resolved against the directory C(ansible-playbook) was started from), or the URL with every
-      password replaced by C(********). O(store_token) is never shown.
-    - "A failed task returns it too, and its C(msg) ends with C((store: LOCATION)) unless it names the store already."
+  description: The store read (and written), as RV(netpool.ipam.info#module:store) says.
   returned: success, and every failure but options refused before the store is opened
   type: str
   sample: /home/me/plan/ipam.sqlite
 store_created:
-  description:
-    - True when this task made the store - a SQLite or JSON file that did not exist, or the tables of a PostgreSQL
-      database that had none. The first run of a plan makes its store, so no warning says so; RV(store) names it,
-      and so does a line the controller shows at C(-v), where a mistyped O(store) (C(ipam.sqlte)) or a playbook
-      started from another directory shows. Only a task that changes something makes a store; a read, check mode
-      or a failed task never does.
+  description: True when this task made the store, as RV(netpool.ipam.reservation#module:store_created) says.
   returned: when the task made the store
   type: bool
   sample: true

@@ -280,11 +280,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 store:
-  description:
-    - The store read (and written), as a user finds it - the absolute path of a SQLite or JSON file (a relative
-      O(store) resolved against the directory C(ansible-playbook) was started from), or the URL with every
-      password replaced by C(********). O(store_token) is never shown.
-    - "A failed task returns it too, and its C(msg) ends with C((store: LOCATION)) unless it names the store already."
+  description: The store read (and written), as RV(netpool.ipam.info#module:store) says.
   returned: success, and every failure but options refused before the store is opened
   type: str
   sample: /home/me/plan/ipam.sqlite

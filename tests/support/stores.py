@@ -12,7 +12,11 @@ they name it themselves. The conformance suite runs on every store through a tes
 (``_stores/contract/``), not through this list.
 """
 
+import pytest
+
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _registry
+from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
 
 #: every store of the registry
 ALL = tuple(_registry.STORES)
@@ -26,3 +30,15 @@ FILE_NAMES = tuple(_registry.FILE_KINDS[kind][1] for kind in FILES)
 SQL = ('sqlite', 'postgresql')
 
 assert set(KINDS) >= set(FILES) | set(SQL)
+
+
+def fails(svc, code, method, *args, **kwargs):
+    """Call ``method``: it must fail with error ``code`` (docs/errors.md), a message without a traceback, and
+    leave ``svc``'s store exactly as it was. Returns the error."""
+    before = export_document(svc.store)
+    with pytest.raises(IpamError) as info:
+        method(*args, **kwargs)
+    assert info.value.code == code, info.value.msg
+    assert info.value.msg and 'Traceback' not in info.value.msg
+    assert export_document(svc.store) == before
+    return info.value

@@ -14,10 +14,10 @@ import random
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
+from ansible_collections.netpool.ipam.tests.support.stores import fails
 
 WEB = [{'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1', 'ranges': ['10.0.0.10-10.0.0.20']}]
 
@@ -27,16 +27,6 @@ def svc(tmp_path, clock):
     store = open_store(str(tmp_path / 'ipam.sqlite'))
     yield Service(store, clock=clock)
     store.close()
-
-
-def fails(svc, code, method, *args, **kwargs):
-    before = export_document(svc.store)
-    with pytest.raises(IpamError) as info:
-        method(*args, **kwargs)
-    assert info.value.code == code, info.value.msg
-    assert info.value.msg and 'Traceback' not in info.value.msg
-    assert export_document(svc.store) == before
-    return info.value.msg
 
 
 def test_times_come_from_the_clock_it_is_given(svc, clock):
@@ -131,7 +121,7 @@ def _unpredicted(result):
 def test_bad_input_says_what_is_wrong_and_writes_nothing(svc, call, says):
     svc.pool('web', subnets=WEB)
     svc.reserve('web', 'h0')
-    assert says in fails(svc, 'invalid_argument', call, svc)
+    assert says in fails(svc, 'invalid_argument', call, svc).msg
 
 
 def test_namespaces_hold_apart(svc):

@@ -9,10 +9,10 @@ import random
 
 import pytest
 
-from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
+from ansible_collections.netpool.ipam.tests.support import stores
 
 
 needs = pytest.mark.needs
@@ -56,16 +56,8 @@ class Base(object):
         return svc.pool('web', subnets=[{'cidr': '10.0.0.0/24', 'gateway': '10.0.0.1',
                                          'ranges': ['10.0.0.10-10.0.0.20']}])
 
-    @staticmethod
-    def fails(svc, code, method, *args, **kwargs):
-        """Call ``method``: it must fail with error ``code`` (docs/errors.md) and leave the store exactly as it was."""
-        before = export_document(svc.store)
-        with pytest.raises(IpamError) as info:
-            method(*args, **kwargs)
-        assert info.value.code == code, info.value.msg
-        assert info.value.msg and 'Traceback' not in info.value.msg
-        assert export_document(svc.store) == before
-        return info.value
+    #: call ``method``: it must fail with error ``code`` (docs/errors.md) and leave the store exactly as it was
+    fails = staticmethod(stores.fails)
 
     @staticmethod
     def unchanged(svc, method, *args, **kwargs):
