@@ -39,7 +39,7 @@ units-netbox units-rest units-min smoke-2.20 terraform release-check fuzz: expor
 units-netbox units-rest units-min smoke-2.20 terraform release-check fuzz: export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: help venv venv-min venv-2.20 smoke-2.20 link demo demo-min units units-netbox units-rest units-min fuzz netbox terraform sanity integration \
-        molecule lint test build clean bench-netbox bench-terraform dhcp-dns probe-tools release-check docs chromium
+        molecule lint test other-parts build clean bench-netbox bench-terraform dhcp-dns probe-tools release-check docs chromium
 
 help:
 	@echo "make venv | venv-min | venv-2.20 | smoke-2.20 | demo | demo-min | netbox | dhcp-dns | units | units-min | fuzz | terraform | sanity | integration | molecule | lint | release-check | docs | test | build | clean | bench-netbox | bench-terraform"
@@ -180,16 +180,22 @@ docs: $(call needs,venv)
 	$(VENV)/bin/python tools/docsite_build.py
 
 # What CI runs (.ci/run). First what is installed machine-wide, one after the other (apt takes one lock), and the
-# virtualenvs; then every part, three at a time (the parts leave cores idle: a NetBox install or a test waiting
-# on a server, a pip download, one-process tools), in the order listed (PARTS_ONLY: none waits on a prerequisite):
-# the two halves of the unit suite first, as they take longest; units-netbox installs NetBox first where it is not.
-# --output-sync prints each part's output whole when it ends; --keep-going runs every part whatever another's
-# verdict, and the run fails if any part did. `make PART` runs one part alone.
-TEST_PARTS := units-rest units-netbox sanity integration molecule lint release-check docs smoke-min terraform \
-              units-min smoke-2.20
+# virtualenvs; then every part, three at a time (PARTS_ONLY: none waits on a prerequisite). The NetBox tests run at
+# the normal priority and the other parts beside them at a lower one (nice): the NetBox tests spend most of their
+# time waiting on NetBox, so when they share the cores evenly with the rest every request waits its turn and they
+# take three times as long as alone (the whole run's length), while at a higher priority they take about what they
+# take alone and the rest fills the cores around them. The rest run two at a time, longest first, so that no long
+# part is left running alone at the end. --output-sync prints each part's output whole when it ends; --keep-going
+# runs every part whatever another's verdict, and the run fails if any part did. `make PART` runs one part alone.
+OTHER_PARTS := units-rest smoke-2.20 units-min terraform sanity molecule integration release-check lint docs smoke-min
 test:
 	$(MAKE) --no-print-directory venv venv-min venv-2.20 dhcp-dns chromium probe-tools
-	$(MAKE) --no-print-directory --keep-going --jobs=3 --output-sync=target PARTS_ONLY=1 $(TEST_PARTS)
+	$(MAKE) --no-print-directory --keep-going --jobs=3 --output-sync=target PARTS_ONLY=1 units-netbox other-parts
+
+# The parts of `make test` but the NetBox tests, at a lower priority (make test says why); two at a time, within
+# make test's three.
+other-parts:
+	nice -n 10 $(MAKE) --no-print-directory --keep-going --output-sync=target PARTS_ONLY=1 $(OTHER_PARTS)
 
 # The NetBox benchmark: 50 hosts reserve an address in a real NetBox through netpool.ipam and through
 # netbox.netbox (docs/performance.md). The script keeps .venv-bench (ansible 14.5.0, pynetbox 7.9.0 pinned).
