@@ -8,7 +8,8 @@
 database on the machine's PostgreSQL (once per machine: ``make netbox``); a session copies the template into
 a database of its own and serves it with gunicorn on a free loopback port (each pytest worker is a session: two
 workers, two NetBoxes). Each test starts from an empty IPAM: ``wipe`` empties NetBox's IPAM tables and change log
-in that database (the custom fields, tag and tokens stay). ``stop`` and ``start`` restart it, as a service manager restarts NetBox.
+in that database (the custom fields, tag and tokens stay). ``stop`` and ``start`` restart it, as a service manager
+restarts NetBox.
 
 Where NetBox cannot run (no PostgreSQL, Redis, Python 3.12 or libpq-dev) the tests skip with the reason,
 unless ``NETPOOL_IPAM_TEST_NETBOX=required`` (CI): then they fail. No mock stands in for NetBox.
