@@ -136,6 +136,10 @@ def _environ(database):
     env = dict(os.environ, NETBOX_ROOT=CACHE, NETPOOL_NETBOX_DB=database, PYTHONDONTWRITEBYTECODE='1')
     env['PATH'] = os.path.join(VENV, 'bin') + os.pathsep + env.get('PATH', '')
     env.pop('PYTHONPATH', None)
+    # NetBox's virtualenv holds its own bytecode (pip compiled it at install): a PYTHONPYCACHEPREFIX inherited from
+    # the test run would make Python look for bytecode there instead, find none, and compile Django and NetBox
+    # again at every worker's start.
+    env.pop('PYTHONPYCACHEPREFIX', None)
     return env
 
 

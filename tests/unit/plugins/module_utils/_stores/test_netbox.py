@@ -467,3 +467,11 @@ def test_adopting_an_address_netbox_keeps_without_a_claim_claims_that_ip_address
     assert again['changed'] is False and [e['owner'] for e in again['unchanged']] == ['printer', 'nas']
     assert [(r['owner'], r['address']) for r in svc.info(pool='web')['reservations']] == [
         ('printer', '10.20.0.5'), ('nas', '10.20.0.6')]
+
+
+def test_netbox_runs_on_its_own_bytecode():
+    """NetBox's gunicorn gets no PYTHONPYCACHEPREFIX from the test run (make sets one for pytest): Python would look
+    for NetBox's bytecode there instead of in its virtualenv, and every worker compile Django and NetBox at start."""
+    with open('/proc/%d/environ' % netbox.server()['pid'], 'rb') as f:
+        names = [entry.split(b'=', 1)[0] for entry in f.read().split(b'\0') if entry]
+    assert b'NETPOOL_NETBOX_DB' in names and b'PYTHONPYCACHEPREFIX' not in names
