@@ -202,10 +202,12 @@ def provider_env(checkout):
                 NETPOOL_TERRAFORM_COLLECTIONS_PATH=os.path.join(checkout, 'collections'))
 
 
-def install(kind, tmp, checkout=None):
+def install(kind, tmp, checkout=None, bytecode=True):
     """A filesystem mirror and CLI configuration holding the provider of ``kind``: ``(cli config, launcher, the
     file each start of the provider adds a line to)``. The launcher is a /bin/sh script, as the ``mirror``
-    command writes; here it also counts the starts (an ``echo``, no process)."""
+    command writes; here it also counts the starts (an ``echo``, no process). With ``bytecode``, its Python
+    keeps the bytecode of what it imports, as Python does by default (in a directory of the kind's own, not in
+    the checkout), whatever PYTHONDONTWRITEBYTECODE the caller has."""
     base = os.path.join(tmp, kind)
     mirror_dir = os.path.join(base, 'mirror')
     directory = os.path.join(mirror_dir, 'terraform.local', 'netpool', 'netpool', VERSION,
@@ -213,6 +215,9 @@ def install(kind, tmp, checkout=None):
     os.makedirs(directory)
     starts_log = os.path.join(base, 'starts')
     lines = ['#!/bin/sh', 'echo >> %s' % starts_log]
+    if bytecode:
+        lines += ['unset PYTHONDONTWRITEBYTECODE',
+                  'PYTHONPYCACHEPREFIX=%s; export PYTHONPYCACHEPREFIX' % os.path.join(base, 'pycache')]
     # each start adds its own CPU seconds to ``cpu`` as it exits (Terraform stops a provider by asking it to),
     # so that Terraform's own share of a command is its CPU less the providers'
     record = '%s %s record-cpu %s' % (sys.executable, os.path.abspath(__file__), os.path.join(base, 'cpu'))
@@ -328,6 +333,11 @@ def main():
     parser.add_argument('--starts', type=int, default=5, help='start-ups of each provider to time (0: none)')
     parser.add_argument('--base', help='a checkout of another version of the collection (e.g. a worktree of main): '
                                        'its provider is measured too, as "base"')
+    parser.add_argument('--no-bytecode', dest='bytecode', action='store_false',
+                        help="the providers' Python as the caller's environment has it: with PYTHONDONTWRITEBYTECODE "
+                             "set, each start compiles what it imports that has no bytecode beside it (the "
+                             "collection's files; the default keeps bytecode, as Python does, warmed by one plan of "
+                             "one resource before the rounds)")
     parser.add_argument('--postgresql', action='store_true',
                         help="a fresh database on this machine's PostgreSQL for each provider, instead of SQLite")
     parser.add_argument('--kinds', nargs='+', choices=KINDS,
@@ -344,7 +354,8 @@ def main():
         installed = {}
         for kind in kinds:
             if kind != 'terraform_data':
-                installed[kind] = install(kind, tmp, os.path.abspath(args.base) if kind == 'base' else ROOT)
+                installed[kind] = install(kind, tmp, os.path.abspath(args.base) if kind == 'base' else ROOT,
+                                          args.bytecode)
         envs = {}
         for kind in kinds:
             home = os.path.join(tmp, 'home-' + kind)
@@ -354,9 +365,13 @@ def main():
             envs[kind].pop('PYTHONPATH', None)
         version = subprocess.run(['terraform', 'version'], capture_output=True, text=True, env=envs[kinds[0]],
                                  check=False).stdout.splitlines()[0]
-        print('Machine: %s, %d CPUs, Python %s, %s, load average %s'
+        print('Machine: %s, %d CPUs, Python %s, %s, bytecode %s, load average %s'
               % (platform.platform(), os.cpu_count(), platform.python_version(), version,
+                 'kept' if args.bytecode else 'as the environment has it',
                  ' '.join('%.2f' % x for x in os.getloadavg())))
+        if args.bytecode:   # what the rounds import compiled once, as a user's first run compiles it
+            for kind, (_cli, _launcher, starts_log) in installed.items():
+                round_of(harness, kind, 1, tmp, envs[kind], starts_log, args.postgresql, STEPS[:1])
         if args.starts:
             print('\nStart-up to the handshake, median of %d, seconds, wall / CPU:' % args.starts)
             for kind, (_cli, launcher, starts_log) in installed.items():
