@@ -184,7 +184,8 @@ docs: $(call needs,venv)
 # longest part, start first at the normal priority; the other parts run beside them at a lower one (nice), two at a
 # time, longest first, so that no long part is left running alone at the end. Measured on a fresh clone: the whole
 # run 1,663 s before this order, 1,555 s with it; the NetBox tests take about as long either way beside the others
-# (1,365 s, against 449 s alone), so the priority is not what they wait on (docs/developing.md, "The whole run").
+# (1,365 s, against 449 s alone): nice orders processes only within a session's scheduling group (the kernel's
+# autogroup), and NetBox's gunicorn runs in a session of its own (docs/developing.md, "The whole run").
 # --output-sync prints each part's output whole when it ends; --keep-going runs every part whatever another's
 # verdict, and the run fails if any part did. `make PART` runs one part alone.
 OTHER_PARTS := units-rest smoke-2.20 units-min terraform sanity molecule integration release-check lint docs smoke-min
