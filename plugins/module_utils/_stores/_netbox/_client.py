@@ -70,6 +70,7 @@ class Transaction(object):
         self.read = {}              # namespace -> (bound, IP addresses due by then); pool -> ranges: ``expect``
         self.ranges = {}            # (namespace, pool) -> the pool's IP ranges as NetBox holds them
         self.inside = {}            # (namespace, cidr) -> every IP address in it (a transaction that writes nothing)
+        self.answers = {}           # (URL, parameters) -> the text NetBox answered a GET with (``Client.get``)
         # what a retry needs to know (``_retry``) when NetBox goes away part way
         self.answered = 0           # writes NetBox answered
         self.covered = 0            # of those, the writes ``undo`` can undo
@@ -213,7 +214,17 @@ class Client(object):
         raise Refused(response.status_code, where, text)
 
     def get(self, path, params=None):
-        return self.request('GET', path, params=params).json()
+        """NetBox's answer to a GET. In a transaction that writes nothing, the same question is asked once: its
+        answer is kept for the rest of the transaction (NetBox holds no lock, so asking again would not make the
+        answer truer, only cost NetBox a request; a transaction that writes asks again, since what it sent changes
+        the answers). Each caller gets an answer of its own to change."""
+        tx = self.tx
+        if tx is None or tx.write:
+            return self.request('GET', path, params=params).json()
+        asked = (path, json.dumps(params, sort_keys=True))
+        if asked not in tx.answers:
+            tx.answers[asked] = self.request('GET', path, params=params).text
+        return json.loads(tx.answers[asked])
 
     def all(self, path, params=None):
         """Every object of a list, page after page."""

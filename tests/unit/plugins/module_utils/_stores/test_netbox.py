@@ -6,8 +6,10 @@
 run, unless NETPOOL_IPAM_TEST_NETBOX=required (CI)."""
 
 import functools
+import json
 import multiprocessing
 
+import netaddr
 import pytest
 import requests
 
@@ -273,6 +275,41 @@ def test_a_batch_costs_what_one_reservation_does(spec, monkeypatch):
     check, methods = task(lambda s: s.reserve_owners('web', ['n%d' % i for i in range(5)], check=True))
     assert methods == ['GET', 'GET', 'GET'], methods       # the read, then NetBox asked per range what it hands out
     assert [r['address'] for r in check['reservations']] == ['10.12.0.%d' % n for n in range(111, 116)]
+
+
+def test_a_read_asks_netbox_each_question_once(spec, monkeypatch):
+    """In a transaction that writes nothing (``verify``, an export, ``info``), a question asked twice is sent
+    once; a transaction that writes asks again; each caller gets an answer of its own to change."""
+    asked = []
+    real = requests.Session.request
+    monkeypatch.setattr(requests.Session, 'request', lambda self, method, url, *a, **k: (
+        asked.append((method, url, json.dumps(k.get('params'), sort_keys=True))) or real(self, method, url, *a, **k)))
+    setup = Service(netbox.open_store())
+    setup.pool('web', subnets=[{'cidr': '10.14.0.0/24'}])
+    setup.pool('lab', namespace='lab', subnets=[{'cidr': '10.15.0.0/24'}])
+    setup.reserve('web', 'h1')
+    setup.store.close()
+
+    store = netbox.open_store()
+    del asked[:]
+    assert Service(store).verify() == {'changed': False, 'problems': [], 'repaired': []}
+    gets = [a for a in asked if a[0] == 'GET']
+    assert gets and len(gets) == len(set(gets)), sorted(gets)
+    with store.transaction(write=False):
+        first = [r.address for r in store.find_reservations()]
+        del asked[:]
+        assert [r.address for r in store.find_reservations()] == first == [int(netaddr.IPAddress('10.14.0.1'))]
+        assert asked == []
+        answer = store.client.get('/ipam/vrfs/', {'tag': 'netpool'})
+        answer['results'] = []
+        del asked[:]
+        assert store.client.get('/ipam/vrfs/', {'tag': 'netpool'})['results'] and asked == []
+    with store.transaction():
+        store.find_reservations()
+        del asked[:]
+        store.find_reservations()
+        assert asked and all(a[0] == 'GET' for a in asked)
+    store.close()
 
 
 def test_a_static_move_then_a_failing_dynamic_loses_nothing(svc):
