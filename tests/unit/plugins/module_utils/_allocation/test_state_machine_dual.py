@@ -22,7 +22,8 @@ spans are exactly its allocatable addresses less those held or resting, and ``Se
 Every successful request is run again at once: the same addresses, ``changed: false``.
 
 SQLite, JSON and PostgreSQL (fewer examples); NetBox (which holds dual as two claims) in ``make units`` only.
-``NETPOOL_IPAM_TEST_FUZZ=short`` (``make units-min``) runs a tenth of the examples.
+How many examples each store runs: tests/support/fuzz.py (``ci``, derandomized, in ``make test``; ``long`` in
+``make fuzz``).
 """
 
 import copy
