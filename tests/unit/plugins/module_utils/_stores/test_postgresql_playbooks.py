@@ -4,10 +4,11 @@
 
 """Four controllers at once on one PostgreSQL store, through ansible-playbook.
 
-Four ``ansible-playbook`` processes, each with its own 100-host inventory and
-``forks: 20``, reserve from one pool at the same time: 400 distinct addresses,
+Four ``ansible-playbook`` processes, each with its own 40-host inventory and
+``forks: 20``, reserve from one pool at the same time: 160 distinct addresses,
 each host's own, no failure. Once host by host (``netpool.ipam.reservation``
-with ``owner``: 80 writers at once), once with ``roles/reserve`` (one
+with ``owner``: 80 writers at once, each controller's hosts in two rounds of
+its forks), once with ``roles/reserve`` (one
 transaction per controller, in inventory order). Needs ``ansible-playbook``
 beside this Python (``make venv``) and the PostgreSQL server (see
 postgresql_server.py).
@@ -28,7 +29,7 @@ from ansible_collections.netpool.ipam.tests.support.playbook import start_playbo
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *(['..'] * 5)))
 
 CONTROLLERS = 'abcd'
-HOSTS = 100
+HOSTS = 40
 FORKS = 20
 
 PLAYBOOK = """
@@ -80,7 +81,7 @@ PLAYBOOK = """
 
 
 @pytest.mark.parametrize('mode', ['module', 'role'])
-def test_four_controllers_a_hundred_hosts_each_get_four_hundred_distinct_addresses(tmp_path, mode):
+def test_four_controllers_forty_hosts_each_get_a_hundred_and_sixty_distinct_addresses(tmp_path, mode):
     with server.fresh_schema('pb') as (spec, _schema):
         store = open_store(spec)
         Service(store).pool('shared', subnets=[{'cidr': '10.20.0.0/23'}])
