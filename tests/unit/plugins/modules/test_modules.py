@@ -152,7 +152,8 @@ def test_a_directory_as_store_says_so_and_names_a_file(tmp_path, capsys, monkeyp
 
 
 def test_token_is_not_echoed(tmp_path, capsys):
-    code, out = run(info, {'store': 'netbox+https://127.0.0.1:9', 'store_token': 'tok-SECRET'}, capsys)
+    # nothing listens there: retried until the timeout, which is short here (the default would wait 30 s)
+    code, out = run(info, {'store': 'netbox+https://127.0.0.1:9', 'store_token': 'tok-SECRET', 'timeout': 1}, capsys)
     assert code == 1 and out['error'] == 'store_unavailable'
     assert 'tok-SECRET' not in json.dumps(out)
 

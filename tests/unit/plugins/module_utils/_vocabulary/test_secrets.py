@@ -133,7 +133,7 @@ def test_the_password_of_a_query_parameter_is_hidden_too(capsys):
 
 def test_token_of_a_store_that_is_not_there_is_hidden(capsys):
     result = run_action('reservation', {'pool': 'web', 'owner': 'h1', 'store': 'netbox+https://127.0.0.1:9',
-                                        'store_token': TOKEN})
+                                        'store_token': TOKEN, 'timeout': 1})   # retried until the timeout
     assert result['error'] == 'store_unavailable'
     _no_secret(result)
 
