@@ -14,7 +14,9 @@ what netpool costs beside it is netpool's own.
 For --count reservations in one pool on a fresh SQLite store, each kind in a directory of its own: ``terraform
 plan`` of the new resources, ``terraform apply``, ``terraform plan`` with nothing to do, ``terraform destroy``;
 wall and CPU seconds (terraform's and the providers' it started), and how many times Terraform started the
-provider. Kinds: ``terraform_data``, ``floor``, ``netpool`` (the provider of this checkout) and, with --base
+provider. Kinds: ``terraform_data``, ``floor``, ``floor-planned`` (the floor whose plan of a new reservation makes
+known, with values of their type, the attributes netpool's plan makes known: its address and its subnet's facts),
+``netpool`` (the provider of this checkout) and, with --base
 DIR, ``base`` (the provider of another checkout, e.g. a worktree of main), so that a change is measured beside
 what it changes in one run.
 
@@ -38,7 +40,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERSION = '0.0.1'
-KINDS = ('terraform_data', 'floor', 'netpool', 'base')
+KINDS = ('terraform_data', 'floor', 'floor-planned', 'netpool', 'base')
 
 
 # --- the floor provider (runs in the process Terraform starts: the framework, and netpool's _framework only) -----
@@ -92,8 +94,11 @@ def _filler(cty, name):
     return {'list': [], 'map': {}}.get(cty[0])
 
 
-def floor_provider(schema):
-    """The floor provider for ``schema`` (what ``schema_of`` wrote)."""
+def floor_provider(schema, planned=False):
+    """The floor provider for ``schema`` (what ``schema_of`` wrote). ``planned``: a new reservation's plan
+    fills in, with values of their type, the attributes netpool's plan makes known (``schema['planned']``: its
+    address and its subnet's facts; those of ``family = "dual"`` null), as netpool's servicer lets a resource do
+    (``plan_create``), instead of leaving them unknown until apply."""
     from tf import iface                                    # pylint: disable=import-outside-toplevel
     from tf.schema import Attribute, Schema                 # pylint: disable=import-outside-toplevel
     from tf.types import Unknown                            # pylint: disable=import-outside-toplevel
@@ -134,6 +139,16 @@ def floor_provider(schema):
 
             def upgrade(self, ctx, version, old):
                 return old
+
+        if planned and name in schema['planned']:
+            known, null = schema['planned'][name]
+            types = dict((e['name'], e['type']) for e in entries)
+
+            def plan_create(self, ctx, config, plan):    # pylint: disable=unused-argument
+                plan.update((k, _filler(types[k], k)) for k in known)
+                plan.update((k, None) for k in null)
+                return plan
+            Floor.plan_create = plan_create
         return Floor
 
     class FloorProvider(iface.Provider):
@@ -161,16 +176,17 @@ def floor_provider(schema):
     return FloorProvider()
 
 
-def serve(schema_path):
+def serve(schema_path, planned=False):
     from pathlib import Path                    # pylint: disable=import-outside-toplevel
     from tf import provider as tf_provider      # pylint: disable=import-outside-toplevel
-    from netpool_terraform import _framework    # pylint: disable=import-outside-toplevel
+    from netpool_terraform import _framework, _servicer    # pylint: disable=import-outside-toplevel
 
     with open(schema_path) as f:
-        provider = floor_provider(json.load(f))
-    # the framework's own servicer; the certificate kept as netpool's provider keeps it (the framework's internals)
+        provider = floor_provider(json.load(f), planned)
+    # the framework's own servicer (netpool's, which plans a create with the resource's plan_create, for
+    # floor-planned); the certificate kept as netpool's provider keeps it (the framework's internals)
     cert = Path(os.path.dirname(schema_path)) / 'ssl_cert.json'
-    _framework.run(provider, sys.argv, tf_provider.ProviderServicer, cert)
+    _framework.run(provider, sys.argv, _servicer.Servicer if planned else tf_provider.ProviderServicer, cert)
     return 0
 
 
@@ -189,9 +205,12 @@ def entries(attributes):
                  flags=dict((k, getattr(a, k)) for k in ('required', 'optional', 'computed', 'sensitive',
                                                           'requires_replace', 'default') if getattr(a, k, None) not in (None, False, Unknown)))
             for a in attributes]
+from netpool_terraform import resources
 p = provider.NetpoolProvider()
+known = list(resources.Reservation.MOVED) + ['address', 'id', 'namespace', 'key']
 print(json.dumps(dict(provider=entries(p.get_provider_schema(None).attributes),
-                      resources=dict((r.get_name(), entries(r.get_schema().attributes)) for r in p.get_resources()))))
+                      resources=dict((r.get_name(), entries(r.get_schema().attributes)) for r in p.get_resources()),
+                      planned={'reservation': [known, sorted(resources._DUAL_FACTS)]})))
 '''
     return subprocess.run([sys.executable, '-c', code], env=provider_env(checkout), capture_output=True, text=True,
                           check=True).stdout
@@ -221,11 +240,11 @@ def install(kind, tmp, checkout=None, bytecode=True):
     # each start adds its own CPU seconds to ``cpu`` as it exits (Terraform stops a provider by asking it to),
     # so that Terraform's own share of a command is its CPU less the providers'
     record = '%s %s record-cpu %s' % (sys.executable, os.path.abspath(__file__), os.path.join(base, 'cpu'))
-    if kind == 'floor':
+    if kind in ('floor', 'floor-planned'):
         schema = os.path.join(base, 'schema.json')
         with open(schema, 'w') as f:
             f.write(schema_of(ROOT))
-        lines.append('exec %s serve %s "$@"' % (record, schema))
+        lines.append('exec %s %s %s "$@"' % (record, 'serve' if kind == 'floor' else 'serve-planned', schema))
     else:
         lines += ['PYTHONPATH=%s; export PYTHONPATH' % os.path.join(checkout, 'terraform'),
                   'NETPOOL_TERRAFORM_COLLECTIONS_PATH=%s; export NETPOOL_TERRAFORM_COLLECTIONS_PATH'
@@ -305,8 +324,8 @@ def record_cpu(path, argv):
         with open(path, 'a') as f:
             f.write('%.3f\n' % (t.user + t.system))
     atexit.register(write)
-    if argv[0] == 'serve':
-        return serve(argv[1])
+    if argv[0] in ('serve', 'serve-planned'):
+        return serve(argv[1], argv[0] == 'serve-planned')
     sys.argv = [argv[1]] + argv[2:]
     runpy.run_module(argv[1], run_name='__main__', alter_sys=True)
     return 0
@@ -321,8 +340,8 @@ def cpu_of(path):
 
 
 def main():
-    if sys.argv[1:2] == ['serve']:
-        return serve(sys.argv[2])
+    if sys.argv[1:2] in (['serve'], ['serve-planned']):
+        return serve(sys.argv[2], sys.argv[1] == 'serve-planned')
     if sys.argv[1:2] == ['record-cpu']:
         return record_cpu(sys.argv[2], sys.argv[3:])
     import terraform as harness     # bench/terraform.py   pylint: disable=import-outside-toplevel
