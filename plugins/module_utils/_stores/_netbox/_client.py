@@ -69,7 +69,6 @@ class Transaction(object):
         self.due = {}               # (namespace, time) -> IP addresses whose netpool_expires is at or before it
         self.read = {}              # namespace -> (bound, IP addresses due by then); pool -> ranges: ``expect``
         self.ranges = {}            # (namespace, pool) -> the pool's IP ranges as NetBox holds them
-        self.inside = {}            # (namespace, cidr) -> every IP address in it (a transaction that writes nothing)
         self.answers = {}           # (URL, parameters) -> the text NetBox answered a GET with (``Client.get``)
         # what a retry needs to know (``_retry``) when NetBox goes away part way
         self.answered = 0           # writes NetBox answered

@@ -274,21 +274,14 @@ class NetboxFreeSpace(FreeSpace):
 
     def _inside(self, pool, ranges):
         """Every IP address NetBox has in the subnets of ``pool`` that hold one of its IP ranges ``ranges`` (read
-        once per subnet in a transaction that writes nothing: ``verify`` asks ``spans`` and ``unmanaged``)."""
-        tx = self.client.tx
+        once per subnet in a transaction that writes nothing, as every question is there: ``Client.get``; ``verify``
+        asks ``spans`` and ``unmanaged``)."""
         found = []
         for subnet in pool.subnets:
             if not any(v == subnet.version and subnet.first <= a <= subnet.last for v, a, _b, _i, _l in ranges):
                 continue
-            key = (pool.namespace, subnet.cidr)
-            if tx is None or tx.write or key not in tx.inside:
-                params = self.client.scoped(pool.namespace, {'parent': subnet.cidr})
-                objs = [] if params is None else self.client.all('/ipam/ip-addresses/', params)
-                if tx is None or tx.write:
-                    found += objs
-                    continue
-                tx.inside[key] = objs
-            found += tx.inside[key]
+            params = self.client.scoped(pool.namespace, {'parent': subnet.cidr})
+            found += [] if params is None else self.client.all('/ipam/ip-addresses/', params)
         return found
 
     def unmanaged(self, pool):
