@@ -64,6 +64,7 @@ class Transaction(object):
         self.rebuilt = {}           # (namespace, pool) -> (pool, the IP ranges it should have): made last
         # reads kept for the transaction (NetBox holds no lock: re-reading would not make them any truer)
         self.listed = {}            # namespace -> {name: Pool} of its prefixes
+        self.enumerated = set()     # namespaces listed by a read of every pool of the store (an export, verify)
         self.prefixes = {}          # namespace -> {cidr: prefix id}, kept up to date by the writes sent
         self.claims = {}            # claim of an owner and key (``claim``) -> the IP addresses holding its claims
         self.due = {}               # (namespace, time) -> IP addresses whose netpool_expires is at or before it

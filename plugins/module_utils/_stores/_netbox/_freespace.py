@@ -21,6 +21,10 @@ from ansible_collections.netpool.ipam.plugins.module_utils._stores._netbox._mapp
 from ansible_collections.netpool.ipam.plugins.module_utils._space._tree import Tree
 
 
+#: subnets asked for in one request of the IP addresses inside them (``_inside``): a URL of a few kilobytes
+PARENTS = 40
+
+
 def _nothing(message):     # pylint: disable=unused-argument
     """A write taken back before it was sent (``NetboxFreeSpace.take`` of a rest this transaction made)."""
 
@@ -32,6 +36,17 @@ class NetboxFreeSpace(FreeSpace):
         FreeSpace.__init__(self, store)
         self.client = store.client
 
+    def _whole(self, namespace):
+        """The pools of ``namespace`` where a transaction that writes nothing has listed every pool of the store
+        (an export, a ``verify`` of every namespace): what such a read asks of one pool, it then asks of the whole
+        namespace at once (its IP ranges, its resting addresses, the IP addresses inside its pools' subnets), and
+        the answer, kept by ``Client.get``, serves every pool: a few requests per namespace instead of a few per
+        pool. Else None: a read of one pool (``info``) or of one namespace asks of that pool alone."""
+        tx = self.client.tx
+        if tx is None or tx.write or namespace not in tx.enumerated:
+            return None
+        return tx.listed.get(namespace)
+
     def _ranges(self, pool, subnet=None):
         """The pool's IP ranges as NetBox holds them: ``(version, first, last, id, prefix length)``, sorted (read
         with the rest of a change by ``NetboxStore.reservation_transaction``, or here)."""
@@ -39,7 +54,8 @@ class NetboxFreeSpace(FreeSpace):
         if tx is not None and (pool.namespace, pool.name) in tx.ranges:
             objs = tx.ranges[(pool.namespace, pool.name)]
         else:
-            params = self.client.scoped(pool.namespace, {'tag': TAG, 'cf_netpool_pool': pool.name})
+            wanted = {'tag': TAG} if self._whole(pool.namespace) else {'tag': TAG, 'cf_netpool_pool': pool.name}
+            params = self.client.scoped(pool.namespace, wanted)
             objs = [] if params is None else self.client.all('/ipam/ip-ranges/', params)
         found = []
         for obj in objs:
@@ -184,6 +200,8 @@ class NetboxFreeSpace(FreeSpace):
             objs = self.client.due(pool.namespace, due)
         else:
             params = {'status': 'deprecated', 'cf_netpool_pool': pool.name}
+            if due is None and v_n is None and self._whole(pool.namespace):
+                params = {'status': 'deprecated', 'cf_netpool_pool__empty': 'false'}    # the namespace's rests
             if due is not None:
                 params.update(expiring(due))
             if v_n is not None:
@@ -273,15 +291,26 @@ class NetboxFreeSpace(FreeSpace):
         return self._ranges(pool)
 
     def _inside(self, pool, ranges):
-        """Every IP address NetBox has in the subnets of ``pool`` that hold one of its IP ranges ``ranges`` (read
-        once per subnet in a transaction that writes nothing, as every question is there: ``Client.get``; ``verify``
-        asks ``spans`` and ``unmanaged``)."""
+        """Every IP address NetBox has in the subnets of ``pool`` that hold one of its IP ranges ``ranges``: asked
+        per subnet, or in a read of the whole namespace with its other pools' subnets (``_whole``). Each question is
+        asked once in a transaction that writes nothing (``Client.get``: ``verify`` asks ``spans`` and
+        ``unmanaged``)."""
+        whole = self._whole(pool.namespace) or {}
+        asked = sorted(set(s.cidr for p in whole.values() for s in p.subnets))
         found = []
         for subnet in pool.subnets:
             if not any(v == subnet.version and subnet.first <= a <= subnet.last for v, a, _b, _i, _l in ranges):
                 continue
-            params = self.client.scoped(pool.namespace, {'parent': subnet.cidr})
-            found += [] if params is None else self.client.all('/ipam/ip-addresses/', params)
+            if subnet.cidr in asked:      # asked with the namespace's other subnets: NetBox's parent takes several
+                chunk = asked.index(subnet.cidr) // PARENTS
+                params = {'parent': asked[chunk * PARENTS:(chunk + 1) * PARENTS]}
+            else:
+                params = {'parent': subnet.cidr}
+            params = self.client.scoped(pool.namespace, params)
+            for obj in [] if params is None else self.client.all('/ipam/ip-addresses/', params):
+                v, n = address_of(obj['address'])
+                if v == subnet.version and subnet.first <= n <= subnet.last:
+                    found.append(obj)
         return found
 
     def unmanaged(self, pool):

@@ -166,6 +166,8 @@ class NetboxStore(GraphqlReads, NetboxHistory, Store):
         pools = []
         for ns in namespaces:
             found = dict(self._listed(ns))
+            if namespace is None and self.client.tx is not None and not self.client.tx.write:
+                self.client.tx.enumerated.add(ns)     # a read of the whole store: ``NetboxFreeSpace._whole``
             if self.client.tx is not None:
                 for (tns, name), pool in self.client.tx.pools.items():
                     if tns == ns and (pool is not None or name in found):

@@ -15,6 +15,7 @@ import requests
 
 from ansible_collections.netpool.ipam.plugins.module_utils._vocabulary._errors import IpamError
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
+from ansible_collections.netpool.ipam.plugins.module_utils._maintenance._transfer import export_document
 from ansible_collections.netpool.ipam.plugins.module_utils._stores import _registry
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 
@@ -309,6 +310,37 @@ def test_a_read_asks_netbox_each_question_once(spec, monkeypatch):
         del asked[:]
         store.find_reservations()
         assert asked and all(a[0] == 'GET' for a in asked)
+    store.close()
+
+
+def test_an_export_asks_per_namespace_not_per_pool(spec, monkeypatch):
+    """A read of every pool of the store (an export, ``verify``) asks NetBox for the namespace's IP ranges, its
+    resting addresses and the IP addresses inside its pools' subnets once each, whatever the number of pools; a read
+    of one pool asks of that pool alone. What it reads is what the questions per pool read."""
+    setup = Service(netbox.open_store())
+    for n in range(4):
+        setup.pool('p%d' % n, subnets=[{'cidr': '10.16.%d.0/24' % n}], reuse_delay=3600)
+        setup.reserve('p%d' % n, 'h1')
+        setup.reserve('p%d' % n, 'h2')
+        setup.release(pool='p%d' % n, owner='h2')
+    setup.store.close()
+    asked = []
+    real = requests.Session.request
+    monkeypatch.setattr(requests.Session, 'request', lambda self, method, url, *a, **k: (
+        asked.append((method, url.split('/api/')[-1], k.get('params') or {})) or real(self, method, url, *a, **k)))
+    store = netbox.open_store()
+    document = export_document(store)
+    ranges = [a for a in asked if a[1] == 'ipam/ip-ranges/']
+    rests = [a for a in asked if a[1] == 'ipam/ip-addresses/' and a[2].get('status') == 'deprecated']
+    inside = [a for a in asked if a[1] == 'ipam/ip-addresses/' and 'parent' in a[2]]
+    assert (len(ranges), len(rests), len(inside)) == (1, 1, 1), asked
+    assert inside[0][2]['parent'] == ['10.16.%d.0/24' % n for n in range(4)]
+    assert [len(p['released']) for p in document['pools']] == [1] * 4
+    assert [p['free'] for p in document['pools']] == [['10.16.%d.3-10.16.%d.254' % (n, n)] for n in range(4)]
+    del asked[:]
+    assert len(Service(store).info(pool='p2')['reservations']) == 1
+    assert all(a[2].get('cf_netpool_pool', 'p2') == 'p2' for a in asked if a[1] == 'ipam/ip-ranges/'), asked
+    assert all(a[2].get('parent', '10.16.2.0/24') == '10.16.2.0/24' for a in asked), asked
     store.close()
 
 
