@@ -36,6 +36,22 @@ def spec(monkeypatch):
 
 
 @pytest.fixture
+def sent(monkeypatch):
+    """Every request this test's stores send to NetBox, in order, as they hand it to requests: ``(method, URL,
+    parameters)`` (a next page's URL carries its query; ``path`` gives what a URL asks for)."""
+    sent = []
+    real = requests.Session.request
+    monkeypatch.setattr(requests.Session, 'request', lambda self, method, url, *a, **k: (
+        sent.append((method, url, k.get('params') or {})) or real(self, method, url, *a, **k)))
+    return sent
+
+
+def path(url):
+    """What a URL asks for: its path under ``/api/`` (``ipam/ip-ranges/``), or the URL without its query."""
+    return url.split('?')[0].split('/api/')[-1]
+
+
+@pytest.fixture
 def svc(spec):
     store = netbox.open_store()
     yield Service(store)
@@ -208,15 +224,10 @@ def test_a_prefix_deleted_in_netbox(svc):
     assert svc.reserve('gone', 'h2')['reservation']['address'] != held
 
 
-def test_what_a_task_sends(spec, monkeypatch):
+def test_what_a_task_sends(spec, sent):
     """Requests per task, counted as a module's store sends them: a rerun that changes nothing is one GET, a new
     reservation one GET and the allocation's POST (GraphQL: the claim, the pools, the ranges and what is due, read
     at once). Where GraphQL cannot be used the REST API answers the same, in more GETs."""
-    sent = []
-    real = requests.Session.request
-    monkeypatch.setattr(requests.Session, 'request', lambda self, method, url, *a, **k: (
-        sent.append((method, url.split('?')[0])) or real(self, method, url, *a, **k)))
-
     def task(work, graphql=True):
         store = open_store(spec, token=netbox.token())
         if not graphql:
@@ -224,7 +235,7 @@ def test_what_a_task_sends(spec, monkeypatch):
         del sent[:]
         result = work(Service(store))
         store.close()
-        return result, [method for method, _url in sent]
+        return result, [method for method, _url, _params in sent]
 
     task(lambda s: s.pool('web', subnets=[{'cidr': '10.8.0.0/24'}]))
     task(lambda s: s.reserve('web', 'warm'))
@@ -239,27 +250,23 @@ def test_what_a_task_sends(spec, monkeypatch):
     assert methods == ['GET'] * 3 and rest['reservation'] == new['reservation'], sent
 
 
-def _counting(spec, monkeypatch):
+def _counting(spec, sent):
     """``task(work)``: run ``work(service)`` on a store of its own, as a module does; its result and the methods
     of the requests it sent."""
-    sent = []
-    real = requests.Session.request
-    monkeypatch.setattr(requests.Session, 'request', lambda self, method, url, *a, **k: (
-        sent.append((method, url.split('?')[0])) or real(self, method, url, *a, **k)))
 
     def task(work):
         store = open_store(spec, token=netbox.token())
         del sent[:]
         result = work(Service(store))
         store.close()
-        return result, [method for method, _url in sent]
+        return result, [method for method, _url, _params in sent]
     return task
 
 
-def test_a_batch_costs_what_one_reservation_does(spec, monkeypatch):
+def test_a_batch_costs_what_one_reservation_does(spec, sent):
     """A batch of new owners is one read (GraphQL: the claims, the pools, the ranges, what is due) and
     one POST per IP range (NetBox's available-ips takes a list and allocates it whole)."""
-    task = _counting(spec, monkeypatch)
+    task = _counting(spec, sent)
     task(lambda s: s.pool('web', subnets=[{'cidr': '10.12.0.0/24',
                                            'ranges': ['10.12.0.10-10.12.0.39', '10.12.0.100-10.12.0.199']}]))
     one, methods = task(lambda s: s.reserve_owners('web', ['h0']))
@@ -278,13 +285,9 @@ def test_a_batch_costs_what_one_reservation_does(spec, monkeypatch):
     assert [r['address'] for r in check['reservations']] == ['10.12.0.%d' % n for n in range(111, 116)]
 
 
-def test_a_read_asks_netbox_each_question_once(spec, monkeypatch):
+def test_a_read_asks_netbox_each_question_once(spec, sent):
     """In a transaction that writes nothing (``verify``, an export, ``info``), a question asked twice is sent
     once; a transaction that writes asks again; each caller gets an answer of its own to change."""
-    asked = []
-    real = requests.Session.request
-    monkeypatch.setattr(requests.Session, 'request', lambda self, method, url, *a, **k: (
-        asked.append((method, url, json.dumps(k.get('params'), sort_keys=True))) or real(self, method, url, *a, **k)))
     setup = Service(netbox.open_store())
     setup.pool('web', subnets=[{'cidr': '10.14.0.0/24'}])
     setup.pool('lab', namespace='lab', subnets=[{'cidr': '10.15.0.0/24'}])
@@ -292,28 +295,28 @@ def test_a_read_asks_netbox_each_question_once(spec, monkeypatch):
     setup.store.close()
 
     store = netbox.open_store()
-    del asked[:]
+    del sent[:]
     assert Service(store).verify() == {'changed': False, 'problems': [], 'repaired': []}
-    gets = [a for a in asked if a[0] == 'GET']
+    gets = [(url, json.dumps(params, sort_keys=True)) for method, url, params in sent if method == 'GET']
     assert gets and len(gets) == len(set(gets)), sorted(gets)
     with store.transaction(write=False):
         first = [r.address for r in store.find_reservations()]
-        del asked[:]
+        del sent[:]
         assert [r.address for r in store.find_reservations()] == first == [int(netaddr.IPAddress('10.14.0.1'))]
-        assert asked == []
+        assert sent == []
         answer = store.client.get('/ipam/vrfs/', {'tag': 'netpool'})
         answer['results'] = []
-        del asked[:]
-        assert store.client.get('/ipam/vrfs/', {'tag': 'netpool'})['results'] and asked == []
+        del sent[:]
+        assert store.client.get('/ipam/vrfs/', {'tag': 'netpool'})['results'] and sent == []
     with store.transaction():
         store.find_reservations()
-        del asked[:]
+        del sent[:]
         store.find_reservations()
-        assert asked and all(a[0] == 'GET' for a in asked)
+        assert sent and all(method == 'GET' for method, _url, _params in sent)
     store.close()
 
 
-def test_an_export_asks_per_namespace_not_per_pool(spec, monkeypatch):
+def test_an_export_asks_per_namespace_not_per_pool(spec, sent):
     """A read of every pool of the store (an export, ``verify``) asks NetBox for the namespace's IP ranges, its
     resting addresses and the IP addresses inside its pools' subnets once each, whatever the number of pools; a read
     of one pool asks of that pool alone. What it reads is what the questions per pool read."""
@@ -324,12 +327,10 @@ def test_an_export_asks_per_namespace_not_per_pool(spec, monkeypatch):
         setup.reserve('p%d' % n, 'h2')
         setup.release(pool='p%d' % n, owner='h2')
     setup.store.close()
-    asked = []
-    real = requests.Session.request
-    monkeypatch.setattr(requests.Session, 'request', lambda self, method, url, *a, **k: (
-        asked.append((method, url.split('/api/')[-1], k.get('params') or {})) or real(self, method, url, *a, **k)))
     store = netbox.open_store()
+    del sent[:]
     document = export_document(store)
+    asked = [(method, path(url), params) for method, url, params in sent]
     ranges = [a for a in asked if a[1] == 'ipam/ip-ranges/']
     rests = [a for a in asked if a[1] == 'ipam/ip-addresses/' and a[2].get('status') == 'deprecated']
     inside = [a for a in asked if a[1] == 'ipam/ip-addresses/' and 'parent' in a[2]]
@@ -337,8 +338,9 @@ def test_an_export_asks_per_namespace_not_per_pool(spec, monkeypatch):
     assert inside[0][2]['parent'] == ['10.16.%d.0/24' % n for n in range(4)]
     assert [len(p['released']) for p in document['pools']] == [1] * 4
     assert [p['free'] for p in document['pools']] == [['10.16.%d.3-10.16.%d.254' % (n, n)] for n in range(4)]
-    del asked[:]
+    del sent[:]
     assert len(Service(store).info(pool='p2')['reservations']) == 1
+    asked = [(method, path(url), params) for method, url, params in sent]
     assert all(a[2].get('cf_netpool_pool', 'p2') == 'p2' for a in asked if a[1] == 'ipam/ip-ranges/'), asked
     assert all(a[2].get('parent', '10.16.2.0/24') == '10.16.2.0/24' for a in asked), asked
     store.close()
