@@ -23,6 +23,7 @@ what it changes in one run.
     .venv/bin/python bench/terraform_floor.py --count 1000 --rounds 1
     .venv/bin/python bench/terraform_floor.py --count 1000 --base ../wt-main --kinds base netpool
     .venv/bin/python bench/terraform_floor.py --count 1000 --base ../wt-main --kinds base netpool --postgresql
+    .venv/bin/python bench/terraform_floor.py --count 1000 --steps 1 --starts 0 --kinds floor netpool --instructions
 
 Reuses bench/terraform.py (its configurations, timers and start-up measure). The provider side of this file is
 ``serve``: the launcher runs ``python bench/terraform_floor.py serve SCHEMA.json``.
@@ -288,7 +289,35 @@ STEPS = (('plan (new)', ['plan', '-input=false']),
          ('destroy', ['destroy', '-auto-approve', '-input=false']))
 
 
-def round_of(harness, kind, count, tmp, env, starts_log, postgresql=False, steps=STEPS):
+def instructions(args, work, env, outdir):
+    """``(terraform's instructions, the providers' instructions, provider starts)`` of one terraform command run
+    under valgrind's cachegrind, every process it starts followed (``--trace-children``): instructions, not
+    seconds, so the figure does not depend on what else the machine is doing (the providers' repeat from run to
+    run; Terraform's own vary by a few per cent, its goroutines scheduled differently each time). Go's
+    asynchronous preemption is turned off (``GODEBUG=asyncpreemptoff=1``): its signals stop valgrind. About
+    fifty times slower."""
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    proc = subprocess.run(['valgrind', '--tool=cachegrind', '--cache-sim=no', '--trace-children=yes',
+                           '--cachegrind-out-file=%s' % os.path.join(outdir, 'cg.%p'), 'terraform'] + args
+                          + ['-no-color'], cwd=work, env=dict(env, GODEBUG='asyncpreemptoff=1'), capture_output=True,
+                          text=True, check=False)
+    if proc.returncode not in (0, 2):
+        sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
+        raise SystemExit('terraform %s failed under cachegrind (rc %d)' % (' '.join(args), proc.returncode))
+    own, providers, starts = 0, 0, 0
+    for name in os.listdir(outdir):
+        with open(os.path.join(outdir, name)) as f:
+            lines = f.read().splitlines()
+        total = sum(int(line.split()[1]) for line in lines if line.startswith('summary:'))
+        if 'cmd: terraform ' + args[0] in [line[:len('cmd: terraform ') + len(args[0])] for line in lines]:
+            own += total
+        else:
+            providers, starts = providers + total, starts + 1
+    return own, providers, starts
+
+
+def round_of(harness, kind, count, tmp, env, starts_log, postgresql=False, steps=STEPS, count_instructions=False):
     work = tempfile.mkdtemp(dir=tmp, prefix=kind + '-')
     cpu_log = os.path.join(os.path.dirname(starts_log), 'cpu') if starts_log != os.devnull else os.devnull
     pool = harness.NETPOOL.replace('source = "terraform.local/netpool/netpool"',
@@ -305,6 +334,9 @@ def round_of(harness, kind, count, tmp, env, starts_log, postgresql=False, steps
     harness.terraform(['init', '-input=false'], work, env)
     found = {}
     for step, args in steps:
+        if count_instructions:
+            found[step] = instructions(args, work, env, os.path.join(tmp, 'cachegrind-' + kind))
+            continue
         before, cpu_before, recorded = starts_of(starts_log), cpu_of(cpu_log), starts_of(cpu_log)
         wall, cpu = harness.terraform(args, work, env)
         # (wall, CPU, provider starts, the providers' CPU, how many of the starts recorded theirs)
@@ -339,6 +371,26 @@ def cpu_of(path):
         return 0.0
 
 
+def print_instructions(harness, kinds, args, tmp, envs, installed):
+    """The rounds under cachegrind (``instructions``): each command's instructions, in millions, terraform's own and its
+    providers', and each kind's total beside the first kind's."""
+    print('\nterraform with %d resources under cachegrind, millions of instructions: all (terraform / providers '
+          '[provider starts]), and all beside %s\'s' % (args.count, kinds[0]))
+    for number in range(args.rounds):
+        found = {}
+        for kind in kinds:
+            found[kind] = round_of(harness, kind, args.count, tmp, envs[kind],
+                                   installed.get(kind, (None, None, os.devnull))[2], args.postgresql,
+                                   STEPS[:args.steps], count_instructions=True)
+        for step in found[kinds[0]]:
+            anchor = sum(found[kinds[0]][step][:2])
+            print('  round %d, %-16s' % (number + 1, step) + ''.join(
+                '  %s %.0f (%.0f / %.0f [%d]) %.3f' % (kind, (own + prov) / 1e6, own / 1e6, prov / 1e6, starts,
+                                                       (own + prov) / anchor)
+                for kind, (own, prov, starts) in ((k, found[k][step]) for k in kinds)), flush=True)
+    return 0
+
+
 def main():
     if sys.argv[1:2] in (['serve'], ['serve-planned']):
         return serve(sys.argv[2], sys.argv[1] == 'serve-planned')
@@ -364,10 +416,16 @@ def main():
     parser.add_argument('--steps', type=int, choices=range(1, len(STEPS) + 1), default=len(STEPS),
                         help='how many of the commands to run, in their order (1: only the plan of the new '
                              'resources; default: all %d)' % len(STEPS))
+    parser.add_argument('--instructions', action='store_true',
+                        help="count the instructions of each command (terraform's and its providers', under "
+                             "valgrind's cachegrind) instead of timing it: the same on a loaded machine as on a "
+                             "quiet one; about fifty times slower")
     args = parser.parse_args()
     kinds = [k for k in (args.kinds or KINDS) if k != 'base' or args.base]
     if not shutil.which('terraform'):
         raise SystemExit('needs terraform on PATH')
+    if args.instructions and not shutil.which('valgrind'):
+        raise SystemExit('--instructions needs valgrind on PATH (Debian: apt-get install valgrind)')
     tmp = tempfile.mkdtemp(prefix='netpool-bench-terraform-floor-')
     try:
         installed = {}
@@ -399,6 +457,8 @@ def main():
                 print('  %-10s %.3f / %.3f' % (kind, statistics.median(t[0] for t in times),
                                                statistics.median(t[1] for t in times)))
                 os.remove(starts_log)
+        if args.instructions:
+            return print_instructions(harness, kinds, args, tmp, envs, installed)
         print('\nterraform with %d resources, median of %d rounds (kinds alternate in each round), seconds, '
               'wall / CPU [provider starts]:' % (args.count, args.rounds))
         results = dict((kind, []) for kind in kinds)

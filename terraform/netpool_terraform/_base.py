@@ -105,8 +105,13 @@ class Base(object):
 
     @classmethod
     def get_schema(cls):
-        attributes = [Attribute(name, kind, description=doc, **flags) for name, (kind, flags, doc) in cls.ATTRIBUTES.items()]
-        return Schema(version=0, attributes=attributes, description=cls.DESCRIPTION)
+        """The resource's schema, made once per class: the framework asks for it at every call it serves (a plan
+        of 1,000 resources asked a thousand times, 26 attributes built each time)."""
+        if '_schema' not in cls.__dict__:
+            attributes = [Attribute(name, kind, description=doc, **flags)
+                          for name, (kind, flags, doc) in cls.ATTRIBUTES.items()]
+            cls._schema = Schema(version=0, attributes=attributes, description=cls.DESCRIPTION)
+        return cls._schema
 
     @classmethod
     def blank(cls):
