@@ -14,8 +14,6 @@ import shutil
 import subprocess
 from html.parser import HTMLParser
 
-import pytest
-
 from ansible_collections.netpool.ipam.plugins.module_utils._allocation._service import Service
 from ansible_collections.netpool.ipam.plugins.module_utils._stores._registry import open_store
 from ansible_collections.netpool.ipam.tests.unit.playbooks.test_playbooks import playbook
@@ -107,25 +105,24 @@ def figures(page, pool):
     return found
 
 
-def test_the_pool_map_through_pythons_html_parser(tmp_path):
-    page = Page(render(tmp_path).read_text())
+def chromium():
+    return shutil.which('chromium') or shutil.which('chromium-browser')
+
+
+def test_the_pool_map_through_pythons_html_parser_and_headless_chromium(tmp_path):
+    """One page, drawn once (an ``ansible-playbook`` start costs more than both readings), read by Python's
+    parser and, where Chromium is installed (or required), by headless Chromium, which also takes a screenshot."""
+    dest = render(tmp_path)
+    page = Page(dest.read_text())
     check(page)
     assert figures(page, 'web') == {'IPv4': ['90', '2', '88', '2.2%'], 'IPv6': ['48', '1', '47', '2.1%']}
     # lab (10.1.0.0/23, range 10.1.0.1-10.1.1.254) with lab-a carved (10.1.0.0/24): the 255 addresses of lab-a
     # inside lab's range count as used in lab, beside lab1's
     assert figures(page, 'lab') == {'IPv4': ['510', str(1 + 255), '254', '50.2%']}
     assert figures(page, 'lab-a') == {'IPv4': ['254', '0', '254', '0.0%']}
-
-
-def chromium():
-    return shutil.which('chromium') or shutil.which('chromium-browser')
-
-
-@pytest.mark.skipif(not chromium() and os.environ.get('NETPOOL_IPAM_TEST_CHROMIUM') != 'required',
-                    reason='Chromium is not installed (tests/utils/chromium.sh installs Debian\'s package)')
-def test_the_pool_map_in_headless_chromium(tmp_path):
+    if not chromium() and os.environ.get('NETPOOL_IPAM_TEST_CHROMIUM') != 'required':
+        return      # Python's parser read it; tests/utils/chromium.sh installs Debian's Chromium for the rest
     assert chromium(), 'NETPOOL_IPAM_TEST_CHROMIUM=required and no chromium on PATH: run tests/utils/chromium.sh'
-    dest = render(tmp_path)
     argv = [chromium(), '--headless', '--no-sandbox', '--disable-gpu', '--user-data-dir=%s' % (tmp_path / 'profile')]
     dom = subprocess.run(argv + ['--dump-dom', dest.as_uri()], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                          text=True, timeout=120, check=True).stdout
