@@ -310,7 +310,7 @@ def instructions(args, work, env, outdir):
         with open(os.path.join(outdir, name)) as f:
             lines = f.read().splitlines()
         total = sum(int(line.split()[1]) for line in lines if line.startswith('summary:'))
-        if 'cmd: terraform ' + args[0] in [line[:len('cmd: terraform ') + len(args[0])] for line in lines]:
+        if any(line.startswith('cmd: terraform ') for line in lines):     # a provider's is its launcher's path
             own += total
         else:
             providers, starts = providers + total, starts + 1
