@@ -62,7 +62,7 @@ class OwnServer(object):
         self.dir = tempfile.mkdtemp(prefix='netpool-pg-')
         self.data = os.path.join(self.dir, 'data')
         self.log = os.path.join(self.dir, 'server.log')
-        self.port = server.closed_port()
+        self.port = server.free_port()
         if self.user is not None:
             os.chown(self.dir, self.user.pw_uid, self.user.pw_gid)
         os.chmod(self.dir, 0o755)

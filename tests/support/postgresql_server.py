@@ -96,10 +96,38 @@ def fresh_schema(prefix='t'):
             conn.execute('DROP SCHEMA %s CASCADE' % schema)
 
 
-def closed_port():
-    """A TCP port on 127.0.0.1 that nothing listens on."""
+def free_port():
+    """A TCP port on 127.0.0.1 free now, for a server a test starts: one of the kernel's ephemeral ports (a bind to
+    port 0), as the other servers the tests start take theirs, so that two test processes rarely pick the same."""
     s = socket.socket()
     s.bind(('127.0.0.1', 0))
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def _ephemeral_low():
+    """The lowest port of the kernel's range of ephemeral ports (32768 where it cannot be read)."""
+    try:
+        with open('/proc/sys/net/ipv4/ip_local_port_range') as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def closed_port():
+    """A TCP port on 127.0.0.1 that nothing listens on, the first free one counting down from just below the
+    kernel's range of ephemeral ports. A port from that range (a bind to port 0) could be taken meanwhile by a
+    server another test starts (they take theirs so), or be given by the kernel to a retried connection as its
+    own source port, which then connects to itself and reads its own request as the answer: either makes the
+    test's error something other than "nothing listens there"."""
+    for port in range(_ephemeral_low() - 1, 1023, -1):
+        s = socket.socket()
+        try:
+            s.bind(('127.0.0.1', port))
+        except OSError:
+            continue
+        finally:
+            s.close()
+        return port
+    raise RuntimeError('no free TCP port on 127.0.0.1 below the ephemeral range')
